@@ -1,0 +1,40 @@
+"""Chance helpers: sampling outcomes with an explicit random generator."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from ludoteca.core.game import Action, State
+
+
+def sample_outcome(outcomes: Sequence[tuple[Action, float]], rng: random.Random) -> Action:
+    """Pick one outcome of ``[(outcome, probability)]`` with ``rng``."""
+    x = rng.random()
+    acc = 0.0
+    for action, p in outcomes:
+        acc += p
+        if x < acc:
+            return action
+    return outcomes[-1][0]
+
+
+def sample_chance(state: State, rng: random.Random) -> Action:
+    """Sample the outcome of the chance node ``state`` with ``rng``."""
+    return sample_outcome(state.chance_outcomes(), rng)
+
+
+def random_playout(state: State, rng: random.Random, max_actions: int | None = None) -> int:
+    """Play ``state`` to the end with uniformly random moves; return the number of actions."""
+    n = 0
+    while not state.is_terminal():
+        if max_actions is not None and n >= max_actions:
+            break
+        if state.is_chance_node():
+            action = sample_chance(state, rng)
+        else:
+            legal = state.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+        state.apply_action(action)
+        n += 1
+    return n

@@ -1,0 +1,36 @@
+"""Small checks for reading canonical JSON, raising ValueError with a clear path."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def need(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str = "position") -> Any:
+    """``data[key]``, checked to exist and be of ``kind`` (bools are not ints)."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{where} must be a JSON object, not {type(data).__name__}")
+    if key not in data:
+        raise ValueError(f"{where} is missing the key {key!r}")
+    value = data[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise ValueError(f"{where}[{key!r}] must be {_names(kinds)}, not {value!r}")
+    if not isinstance(value, kinds):
+        raise ValueError(f"{where}[{key!r}] must be {_names(kinds)}, not {value!r}")
+    return value
+
+
+def need_int(value: Any, what: str, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int within ``[low, high]``, or ValueError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be a whole number, not {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{what} must be between {low} and {high}, not {value}")
+    return value
+
+
+def _names(kinds: tuple[type, ...]) -> str:
+    names = {int: "a number", float: "a number", str: "a string", list: "a list",
+             dict: "an object", bool: "true or false", type(None): "null"}
+    return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
