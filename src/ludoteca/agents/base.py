@@ -1,0 +1,118 @@
+"""The agent protocol and the registry of agents by name.
+
+An agent picks an action for the player to move: ``agent.step(state) -> action``. Agents
+are seeded and reproducible: the same seed and the same sequence of positions give the
+same actions. They are selected by a spec string ``name[:key=value[:key=value...]]``,
+e.g. ``"random"``, ``"mcts:iterations=2000"``, ``"mcts:seconds=1"``.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+from ludoteca.core.game import Action, State
+from ludoteca.core.options import parse_option_text
+
+
+class Agent(ABC):
+    """Chooses actions for whoever is to move in the positions it is given."""
+
+    name: str = "agent"
+
+    def __init__(self, seed: int | None = None, **params: Any) -> None:
+        if params:
+            raise ValueError(f"agent {self.name!r} has no parameter {sorted(params)[0]!r}")
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    @abstractmethod
+    def step(self, state: State) -> Action:
+        """A legal action for ``state.current_player()`` (never called at chance nodes)."""
+
+    def restart(self) -> None:
+        """Forget anything learnt during a game (called between games)."""
+
+    @property
+    def spec(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<agent {self.spec}>"
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def step(self, state: State) -> Action:
+        legal = state.legal_actions()
+        return legal[self.rng.randrange(len(legal))]
+
+
+AgentFactory = Callable[..., Agent]
+_REGISTRY: dict[str, AgentFactory] = {"random": RandomAgent}
+
+
+def register(name: str, factory: AgentFactory) -> None:
+    """Make an agent available to :func:`make_agent` under ``name``."""
+    _REGISTRY[name] = factory
+
+
+def agent_names() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"mcts:iterations=2000:seconds=1"`` -> ``("mcts", {"iterations": 2000, "seconds": 1})``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError("an agent spec is a name such as 'random', 'heuristic' or 'mcts:iterations=500'")
+    name, *parts = spec.strip().split(":")
+    params: dict[str, Any] = {}
+    for part in parts:
+        key, sep, value = part.partition("=")
+        if not sep or not key:
+            raise ValueError(f"agent parameter {part!r} in {spec!r} is not KEY=VALUE")
+        params[key.strip()] = parse_option_text(value)
+    return name.strip().lower(), params
+
+
+def make_agent(spec: str, seed: int | None = None, game: str | None = None) -> Agent:
+    """An agent from its spec string; ValueError naming an unknown agent or parameter.
+
+    ``game`` (a game name) lets families such as ``heuristic`` pick the right variant.
+    """
+    _load_builtin()
+    name, params = parse_spec(spec)
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; the agents are: {', '.join(sorted(_REGISTRY))}")
+    factory = _REGISTRY[name]
+    if game is not None and getattr(factory, "wants_game", False):
+        params["game"] = game
+    try:
+        return factory(seed=seed, **params)
+    except TypeError as exc:
+        raise ValueError(f"agent {name!r}: {exc}") from None
+
+
+_loaded = False
+
+
+def _load_builtin() -> None:
+    """Import the agent modules that register themselves (heuristics, mcts)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+
+    for module in ("ludoteca.agents.heuristics", "ludoteca.agents.mcts"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise

@@ -1,0 +1,1 @@
+"""Subcommands of the ``ludoteca`` command line, one module each."""

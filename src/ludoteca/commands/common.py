@@ -1,0 +1,45 @@
+"""Argument helpers shared by subcommands."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ludoteca.cli import UsageError
+from ludoteca.core.options import parse_option_text
+from ludoteca.registry import GAMES
+
+
+def add_game_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", type=str.lower, help=f"one of: {', '.join(GAMES)}")
+
+
+def add_option_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=None, help="number of players")
+    parser.add_argument(
+        "--option", "-o", action="append", default=[], metavar="NAME=VALUE",
+        help="a game option as RULES.md names it (repeatable), e.g. --option size=5",
+    )
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--option takes NAME=VALUE, not {pair!r}")
+        options[name.strip()] = parse_option_text(value)
+    return options
+
+
+def load_game_from_args(args: argparse.Namespace) -> Any:
+    """The game named by ``args.game`` with ``--players`` and ``--option``; UsageError if bad."""
+    from ludoteca.registry import load_game
+
+    options = parse_options(getattr(args, "option", []) or [])
+    if getattr(args, "players", None) is not None:
+        options["players"] = args.players
+    try:
+        return load_game(args.game, **options)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

@@ -1,0 +1,57 @@
+"""``ludoteca random GAME --players N --seed S [--record FILE]``: a random game, shown."""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+from ludoteca.cli import UsageError
+from ludoteca.commands.common import add_game_argument, add_option_arguments, load_game_from_args
+
+HELP = "play a uniformly random game, show it, and save its record"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_game_argument(parser)
+    add_option_arguments(parser)
+    parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one)")
+    parser.add_argument("--record", metavar="FILE", help="save the game record (JSON) here")
+    parser.add_argument("--quiet", action="store_true", help="show only the final position")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ludoteca.core.chance import sample_chance
+    from ludoteca.core.records import Record
+
+    game = load_game_from_args(args)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    record = Record.start(game, seed=seed)
+    if args.record:
+        try:
+            open(args.record, "a").close()
+        except OSError as exc:
+            raise UsageError(f"cannot write the record to {args.record}: {exc.strerror}") from None
+    print(f"{game.title}, {game.num_players} players, seed {seed}")
+    while not state.is_terminal():
+        if state.is_chance_node():
+            action = sample_chance(state, rng)
+        else:
+            legal = state.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+            if not args.quiet:
+                print()
+                print(state.render())
+                print(f"> player {state.current_player()}: {state.action_to_string(action)}")
+        record.add(state, action)
+        state.apply_action(action)
+    print()
+    print(state.render())
+    returns = state.returns()
+    winners = [str(i) for i, r in enumerate(returns) if r > 0]
+    print(f"Game over after {len(record.actions)} actions. Winner(s): {', '.join(winners)}  returns {returns}")
+    if args.record:
+        record.save(args.record)
+        print(f"Record saved to {args.record}")
+    return 0
