@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from ludoteca.commands import UsageError
+
+__all__ = ["UsageError", "build_parser", "main"]
+
 COMMANDS = ("rules", "random", "replay", "play", "arena", "lab", "serve")
-
-
-class UsageError(Exception):
-    """Bad command-line input: reported in one line, exit code 2."""
 
 
 class _Parser(argparse.ArgumentParser):

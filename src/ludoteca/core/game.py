@@ -11,6 +11,7 @@ leaving the state unchanged.
 
 from __future__ import annotations
 
+import inspect
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -59,7 +60,7 @@ class Game(ABC):
     @classmethod
     def rules_summary(cls) -> str:
         """A short human-readable summary of the rules and options (``ludoteca rules``)."""
-        doc = (cls.__doc__ or cls.title).strip()
+        doc = inspect.cleandoc(cls.__doc__ or cls.title)
         lines = [doc, "", f"Players: {cls.min_players} to {cls.max_players}.", "Options:"]
         for opt in cls.OPTIONS:
             default = "depends on players" if callable(opt.default) else json.dumps(opt.default)
@@ -83,7 +84,7 @@ class Game(ABC):
 class State(ABC):
     """A position of a game, and the way to play it forward."""
 
-    __slots__ = ("game", "_legal")
+    __slots__ = ("_legal", "game")
 
     def __init__(self, game: Game) -> None:
         self.game = game

@@ -1,0 +1,60 @@
+"""``ludoteca play GAME --players N --seats human,mcts [--seed S]``: play in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+from ludoteca.cli import UsageError
+from ludoteca.commands.common import add_option_arguments, load_game_from_args
+
+HELP = "play in the terminal: hot seat with friends and/or against AI seats"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", nargs="?", type=str.lower, help="exactly, tri, tohm or exagon (not with --load)")
+    add_option_arguments(parser)
+    parser.add_argument("--seats", default=None,
+                        help="comma-separated, one per seat: human or an agent (random, heuristic, mcts:seconds=1)")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the dice and the agents")
+    parser.add_argument("--clock", type=float, default=None, metavar="SECONDS",
+                        help="EXAGON: the hourglass, seconds per turn (default: no clock in the terminal)")
+    parser.add_argument("--load", metavar="FILE", help="continue a game saved with 'save FILE'")
+    parser.add_argument("--hint-agent", default="heuristic", help="the agent that answers 'hint'")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ludoteca.agents import make_agent
+    from ludoteca.core.records import Record, RecordError
+    from ludoteca.play.session import HUMAN, Session
+    from ludoteca.play.terminal import TerminalPlay
+
+    seats = [x.strip().lower() for x in args.seats.split(",")] if args.seats else None
+    if seats:
+        for spec in seats:
+            if spec != HUMAN:
+                try:
+                    make_agent(spec)
+                except ValueError as exc:
+                    raise UsageError(str(exc)) from None
+    try:
+        if args.load:
+            if args.game:
+                raise UsageError("give either GAME or --load FILE, not both")
+            session = Session.from_record(Record.load(args.load), seats, args.seed)
+        else:
+            if not args.game:
+                raise UsageError("name a game (exactly, tri, tohm, exagon) or --load FILE")
+            if args.players is None and seats:
+                args.players = len(seats)
+            if args.game == "exagon":
+                args.option = [*args.option, f"clock={args.clock if args.clock else 'null'}"]
+            elif args.clock is not None:
+                raise UsageError("--clock is for EXAGON only")
+            game = load_game_from_args(args)
+            seats = seats or [HUMAN] + ["heuristic"] * (game.num_players - 1)
+            seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+            session = Session(game, seats, seed)
+    except (RecordError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    return TerminalPlay(session, hint_agent=args.hint_agent).run()

@@ -1,0 +1,655 @@
+"""exactly: collect coins that add up to exactly one euro, three times (seed ``001_…``).
+
+Rules as in ``RULES.md`` section 1 and ``docs/rules/exactly.md``.
+
+Integer encoding (fixed per game; ``P = players + 1`` piles, pile 0 is the bank and pile
+``s + 1`` is seat ``s``'s pile):
+
+- chance outcomes ``0..5``: the die faces ``0, ?, 50, 20, 10, 5`` (both the turn's die and
+  the roll-off rolls);
+- player action ``6``: pass;
+- player action ``7 + (v * P + f) * P + t``: move one coin of value index ``v``
+  (``5, 10, 20, 50`` → ``0..3``) from pile ``f`` to pile ``t``.
+
+Chance outcomes and player moves never share an integer, so an action means the same thing
+at every node and a roll is simply illegal where a player must move (and vice versa).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from itertools import pairwise
+from typing import Any
+
+from ludoteca.core.constants import CHANCE, TERMINAL
+from ludoteca.core.errors import IllegalActionError
+from ludoteca.core.game import Game, State
+from ludoteca.core.jsonutil import need, need_int
+from ludoteca.core.options import Option, as_bool, as_int
+
+VALUES = (5, 10, 20, 50)
+"""Coin values in cents, by value index."""
+VALUE_INDEX = {5: 0, 10: 1, 20: 2, 50: 3}
+VALUE_KEYS = ("5", "10", "20", "50")
+COINS_PER_VALUE = 10
+EUROS_TOTAL = 15
+
+FACES: tuple[int | str, ...] = (0, "?", 50, 20, 10, 5)
+"""Die face of each chance outcome."""
+FACE_RANK = (0, 5, 4, 3, 2, 1)
+"""Roll-off ranking of each face: ``?`` > 50 > 20 > 10 > 5 > 0."""
+FACE_VALUES: tuple[tuple[int, ...], ...] = ((), (0, 1, 2, 3), (3,), (2,), (1,), (0,))
+"""Value indices a face lets the player move."""
+FACE_NAMES = ("0", "?", "50", "20", "10", "5")
+QUESTION = 1
+ZERO = 0
+
+PASS = 6
+MOVE_BASE = 7
+CAP = 150
+TARGET = 100
+WIN_EUROS = 3
+BANK_OFFSET = 1_000_000
+"""Added to the bank's running total so it never equals 100 and the scoring test is one ``in``."""
+
+START_ROLL, ROLL, MOVE, OVER = 0, 1, 2, 3
+PHASES = ("start_roll", "roll", "move", "over")
+
+CHANCE_ACTIONS = [0, 1, 2, 3, 4, 5]
+CHANCE_OUTCOMES = [(i, 1.0 / 6.0) for i in range(6)]
+
+
+class ExactlyGame(Game):
+    """exactly: move coins between piles to hold exactly one euro; three euros win.
+
+    Each turn the active player rolls a die (0, ?, 50, 20, 10, 5) and moves one coin of the
+    rolled value (any value on ?) from one pile to another: the bank and every player's pile.
+    No coin may enter a pile already holding more than 150 cents. Whoever holds exactly
+    100 cents after a move takes a 1-euro token and the round restarts.
+    """
+
+    name = "exactly"
+    title = "exactly"
+    min_players = 2
+    max_players = 6
+    OPTIONS = (
+        Option("start_coin", "each player takes a 5-cent coin at the start of the game and of every round",
+               True, as_bool),
+        Option("turn_limit", "the game ends after this many player turns; most euros win", 1000, as_int(1)),
+    )
+
+    def _setup(self) -> None:
+        n = self.num_players
+        p = n + 1
+        self.piles = p
+        self.start_coin: bool = self.options["start_coin"]
+        self.turn_limit: int = self.options["turn_limit"]
+        size = MOVE_BASE + 4 * p * p
+        self._size = size
+        # Per action: source index, destination index (into the flat counts), value,
+        # source pile, destination pile. -1 for non-moves.
+        src = [-1] * size
+        dst = [-1] * size
+        val = [0] * size
+        frm = [-1] * size
+        to = [-1] * size
+        for v in range(4):
+            for f in range(p):
+                for t in range(p):
+                    a = MOVE_BASE + (v * p + f) * p + t
+                    src[a] = v * p + f
+                    dst[a] = v * p + t
+                    val[a] = VALUES[v]
+                    frm[a] = f
+                    to[a] = t
+        self.a_src, self.a_dst, self.a_val, self.a_from, self.a_to = src, dst, val, frm, to
+
+    def num_distinct_actions(self) -> int:
+        return self._size
+
+    def max_chance_outcomes(self) -> int:
+        return 6
+
+    def new_initial_state(self) -> ExactlyState:
+        s = ExactlyState(self)
+        s._new_round()
+        s.phase = START_ROLL
+        s.ro_seats = list(range(self.num_players))
+        s.ro_rolls = []
+        s.to_move = 0
+        return s
+
+    def state_from_json(self, data: Mapping[str, Any]) -> ExactlyState:
+        return _state_from_json(self, data)
+
+
+class ExactlyState(State):
+    __slots__ = (
+        "c_cap", "c_euros", "c_question", "c_rounds", "counts", "euros", "face", "phase", "ro_rolls",
+        "ro_seats", "to_move", "totals", "turn",
+    )
+
+    game: ExactlyGame
+
+    def __init__(self, game: ExactlyGame) -> None:
+        super().__init__(game)
+        p = game.piles
+        self.counts: list[int] = [0] * (4 * p)
+        """Coins by ``value_index * P + pile``."""
+        self.totals: list[int] = [0] * p
+        """Cents by pile; the bank's is offset by BANK_OFFSET."""
+        self.euros: list[int] = [0] * game.num_players
+        self.to_move = 0
+        self.phase = ROLL
+        self.face = -1
+        self.turn = 0
+        self.ro_seats: list[int] | None = None
+        self.ro_rolls: list[int] = []
+        self.c_rounds = self.c_euros = self.c_question = self.c_cap = 0
+
+    # --- internals ---------------------------------------------------------------------
+    def _new_round(self) -> None:
+        """All coins in the bank, then (option start_coin) one 5-cent coin to each player."""
+        g = self.game
+        p = g.piles
+        counts = [0] * (4 * p)
+        for v in range(4):
+            counts[v * p] = COINS_PER_VALUE
+        totals = [0] * p
+        if g.start_coin:
+            # 10 five-cent coins, at most 6 players: the bank never runs out.
+            counts[0] -= g.num_players
+            for s in range(1, p):
+                counts[s] = 1
+                totals[s] = 5
+        self.counts = counts
+        self.totals = totals
+        self._set_bank_total()
+
+    def _set_bank_total(self) -> None:
+        p = self.game.piles
+        c = self.counts
+        self.totals[0] = BANK_OFFSET + sum(VALUES[v] * c[v * p] for v in range(4))
+
+    def _end_turn(self) -> None:
+        self.turn += 1
+        self.face = -1
+        if self.turn >= self.game.turn_limit:
+            self.phase = OVER
+            return
+        self.to_move = (self.to_move + 1) % self.game.num_players
+        self.phase = ROLL
+
+    def _score(self) -> None:
+        """After a move: every player at exactly 100 cents takes a euro; the round ends."""
+        g = self.game
+        totals = self.totals
+        euros = self.euros
+        won = False
+        for s in range(g.num_players):
+            if totals[s + 1] == TARGET:
+                euros[s] += 1
+                self.c_euros += 1
+                if euros[s] >= WIN_EUROS:
+                    won = True
+        self.c_rounds += 1
+        if self.face == QUESTION:
+            self.c_question += 1
+        self.turn += 1
+        self.face = -1
+        if won or self.turn >= g.turn_limit:
+            # The game is over: the position stays as the last move left it.
+            self.phase = OVER
+            return
+        self._new_round()
+        self.to_move = (self.to_move + 1) % g.num_players
+        self.phase = ROLL
+
+    def _cap_blocks_something(self, face: int) -> bool:
+        """Whether the 150-cent cap forbids a move that would otherwise be legal."""
+        p = self.game.piles
+        totals = self.totals
+        counts = self.counts
+        for t in range(1, p):
+            if totals[t] > CAP:
+                for v in FACE_VALUES[face]:
+                    base = v * p
+                    for f in range(p):
+                        if f != t and counts[base + f]:
+                            return True
+        return False
+
+    # --- the State hooks ---------------------------------------------------------------
+    def current_player(self) -> int:
+        ph = self.phase
+        if ph == MOVE:
+            return self.to_move
+        if ph == OVER:
+            return TERMINAL
+        return CHANCE
+
+    def _legal_actions(self) -> list[int]:
+        ph = self.phase
+        if ph == MOVE:
+            p = self.game.piles
+            totals = self.totals
+            counts = self.counts
+            open_piles = [0]
+            for t in range(1, p):
+                if totals[t] <= CAP:
+                    open_piles.append(t)
+            out: list[int] = []
+            for v in FACE_VALUES[self.face]:
+                idx = v * p
+                for f in range(p):
+                    if counts[idx + f]:
+                        base = MOVE_BASE + (idx + f) * p
+                        out += [base + t for t in open_piles if t != f]
+            return out or [PASS]
+        if ph == OVER:
+            return []
+        return list(CHANCE_ACTIONS)
+
+    def _apply(self, action: int) -> None:
+        ph = self.phase
+        if ph == MOVE:
+            if action == PASS:
+                self._end_turn()
+                return
+            g = self.game
+            counts = self.counts
+            totals = self.totals
+            counts[g.a_src[action]] -= 1
+            counts[g.a_dst[action]] += 1
+            value = g.a_val[action]
+            totals[g.a_from[action]] -= value
+            totals[g.a_to[action]] += value
+            if TARGET in totals:
+                self._score()
+            else:
+                self._end_turn()
+        elif ph == ROLL:
+            if action == ZERO:
+                self._end_turn()
+            else:
+                self.face = action
+                self.phase = MOVE
+                if self._cap_blocks_something(action):
+                    self.c_cap += 1
+        else:  # START_ROLL
+            seats = self.ro_seats
+            rolls = self.ro_rolls
+            assert seats is not None
+            rolls.append(action)
+            if len(rolls) < len(seats):
+                self.to_move = seats[len(rolls)]
+                return
+            best = max(FACE_RANK[r] for r in rolls)
+            tied = [s for s, r in zip(seats, rolls, strict=True) if FACE_RANK[r] == best]
+            self.to_move = tied[0]
+            if len(tied) == 1:
+                self.phase = ROLL
+                self.ro_seats = None
+                self.ro_rolls = []
+            else:
+                self.ro_seats = tied
+                self.ro_rolls = []
+
+    def _copy(self) -> ExactlyState:
+        c = ExactlyState.__new__(ExactlyState)
+        c.game = self.game
+        c._legal = None
+        c.counts = self.counts[:]
+        c.totals = self.totals[:]
+        c.euros = self.euros[:]
+        c.to_move = self.to_move
+        c.phase = self.phase
+        c.face = self.face
+        c.turn = self.turn
+        seats = self.ro_seats
+        c.ro_seats = None if seats is None else seats[:]
+        c.ro_rolls = self.ro_rolls[:]
+        c.c_rounds = self.c_rounds
+        c.c_euros = self.c_euros
+        c.c_question = self.c_question
+        c.c_cap = self.c_cap
+        return c
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.phase == ROLL or self.phase == START_ROLL:
+            return list(CHANCE_OUTCOMES)
+        return []
+
+    def returns(self) -> list[float]:
+        n = self.game.num_players
+        if self.phase != OVER:
+            return [0.0] * n
+        best = max(self.euros)
+        winners = [s for s in range(n) if self.euros[s] == best]
+        share = 1.0 / len(winners)
+        return [share if self.euros[s] == best else 0.0 for s in range(n)]
+
+    def counters(self) -> dict[str, int]:
+        """Event counts since the initial state (zero for a state read from JSON)."""
+        return {
+            "rounds": self.c_rounds,
+            "euros": self.c_euros,
+            "question_rounds": self.c_question,
+            "cap_blocks": self.c_cap,
+        }
+
+    # --- queries -----------------------------------------------------------------------
+    def pile_total(self, seat: int) -> int:
+        """Cents in ``seat``'s pile."""
+        return self.totals[seat + 1]
+
+    def pile(self, pile: int) -> dict[int, int]:
+        """Coins by value in ``pile`` (``-1`` or ``"bank"``: the bank; else a seat)."""
+        p = self.game.piles
+        i = 0 if pile == "bank" or pile == -1 else pile + 1
+        return {VALUES[v]: self.counts[v * p + i] for v in range(4)}
+
+    @property
+    def die(self) -> int | str | None:
+        """The die face during ``move``, else None."""
+        return FACES[self.face] if self.phase == MOVE else None
+
+    # --- JSON --------------------------------------------------------------------------
+    def _pile_json(self, i: int) -> dict[str, int]:
+        p = self.game.piles
+        c = self.counts
+        return {VALUE_KEYS[v]: c[v * p + i] for v in range(4)}
+
+    def to_json(self) -> dict[str, Any]:
+        n = self.game.num_players
+        rolloff = None
+        if self.phase == START_ROLL:
+            assert self.ro_seats is not None
+            rolloff = {"seats": list(self.ro_seats), "rolls": [FACES[r] for r in self.ro_rolls]}
+        return {
+            "game": "exactly",
+            "players": n,
+            "bank": self._pile_json(0),
+            "piles": [self._pile_json(s + 1) for s in range(n)],
+            "euros": list(self.euros),
+            "to_move": self.to_move,
+            "phase": PHASES[self.phase],
+            "roll": FACES[self.face] if self.phase == MOVE else None,
+            "turn": self.turn,
+            "rolloff": rolloff,
+        }
+
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        g = self.game
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < g._size:
+            raise IllegalActionError(f"{action!r} is not an action of exactly")
+        if action < 6:
+            return {"roll": FACES[action]}
+        if action == PASS:
+            return {"pass": True}
+        f, t = g.a_from[action], g.a_to[action]
+        if f == t:
+            raise IllegalActionError(f"{action!r} is not an action of exactly (same pile twice)")
+        return {"coin": g.a_val[action], "from": _pile_name(f), "to": _pile_name(t)}
+
+    def action_from_json(self, data: Mapping[str, Any]) -> int:
+        if not isinstance(data, Mapping):
+            raise IllegalActionError(f"an action is a JSON object, not {data!r}")
+        keys = set(data)
+        if keys == {"roll"}:
+            face = data["roll"]
+            for i, f in enumerate(FACES):
+                if face == f and type(face) is type(f):
+                    return i
+            raise IllegalActionError(f"the die has faces 0, \"?\", 50, 20, 10, 5, not {face!r}")
+        if keys == {"pass"}:
+            if data["pass"] is not True:
+                raise IllegalActionError(f'a pass is {{"pass": true}}, not {json.dumps(dict(data))}')
+            return PASS
+        if keys == {"coin", "from", "to"}:
+            coin = data["coin"]
+            if isinstance(coin, bool) or not isinstance(coin, int) or coin not in VALUE_INDEX:
+                raise IllegalActionError(f"coin must be 5, 10, 20 or 50, not {coin!r}")
+            f = self._pile_from_json(data["from"], "from")
+            t = self._pile_from_json(data["to"], "to")
+            if f == t:
+                raise IllegalActionError("a coin moves between two different piles: from and to are equal")
+            p = self.game.piles
+            return MOVE_BASE + (VALUE_INDEX[coin] * p + f) * p + t
+        raise IllegalActionError(
+            'an exactly action is {"roll": face}, {"coin": value, "from": pile, "to": pile} or '
+            f'{{"pass": true}}, not {json.dumps(dict(data), default=str)}'
+        )
+
+    def _pile_from_json(self, value: Any, key: str) -> int:
+        if value == "bank" and isinstance(value, str):
+            return 0
+        n = self.game.num_players
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+            raise IllegalActionError(f'{key} must be "bank" or a seat 0 to {n - 1}, not {value!r}')
+        return value + 1
+
+    # --- text --------------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        data = self.action_to_json(action)
+        if "roll" in data:
+            return f"roll {data['roll']}"
+        if "pass" in data:
+            return "pass"
+        return f"{data['coin']} {data['from']}>{data['to']}"
+
+    def action_from_string(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise IllegalActionError(f"an action is text, not {text!r}")
+        s = text.strip()
+        if s.startswith("{"):
+            return super().action_from_string(s)
+        low = s.lower()
+        if low == "pass":
+            return PASS
+        parts = low.split()
+        if len(parts) == 2 and parts[0] == "roll":
+            if parts[1] in FACE_NAMES:
+                return FACE_NAMES.index(parts[1])
+            raise IllegalActionError(f"the die has faces 0, ?, 50, 20, 10, 5, not {parts[1]!r}")
+        if len(parts) == 2 and ">" in parts[1]:
+            coin_text = parts[0].removesuffix("c")
+            src, _, dst = parts[1].partition(">")
+            if coin_text.isdigit():
+                return self.action_from_json(
+                    {"coin": int(coin_text), "from": _pile_text(src), "to": _pile_text(dst)}
+                )
+        raise IllegalActionError(
+            f"cannot read {text!r} as an exactly action: write e.g. '20 bank>2', 'pass' or 'roll ?'"
+        )
+
+    def render(self) -> str:
+        g = self.game
+        n = g.num_players
+        p = g.piles
+        c = self.counts
+
+        def coins(i: int) -> str:
+            return "  ".join(f"{VALUES[v]:>2}c x{c[v * p + i]:>2}" for v in range(4))
+
+        bank_total = self.totals[0] - BANK_OFFSET
+        lines = [f"exactly, {n} players — turn {self.turn}, phase {PHASES[self.phase]}"]
+        lines.append(f"bank      {coins(0)}  = {bank_total:>3}c")
+        for s in range(n):
+            mark = ""
+            if self.phase != OVER and s == self.to_move:
+                mark = "  <- to roll" if self.phase != MOVE else "  <- to move"
+            total = self.totals[s + 1]
+            flag = " (closed: >150)" if total > CAP else ""
+            lines.append(
+                f"player {s}  {coins(s + 1)}  = {total:>3}c{flag}  euros {self.euros[s]}{mark}"
+            )
+        if self.phase == START_ROLL:
+            assert self.ro_seats is not None
+            done = ", ".join(f"{s}: {FACE_NAMES[r]}" for s, r in zip(self.ro_seats, self.ro_rolls, strict=False))
+            lines.append(
+                f"roll-off among seats {', '.join(map(str, self.ro_seats))}; rolled so far: {done or 'none'}"
+            )
+        elif self.phase == MOVE:
+            lines.append(f"die: {FACE_NAMES[self.face]}")
+        elif self.phase == OVER:
+            winners = [s for s, r in enumerate(self.returns()) if r > 0]
+            lines.append(f"game over: {'winner' if len(winners) == 1 else 'winners'} "
+                         f"{', '.join(map(str, winners))}")
+        return "\n".join(lines)
+
+
+def _pile_name(i: int) -> str | int:
+    return "bank" if i == 0 else i - 1
+
+
+def _pile_text(text: str) -> str | int:
+    text = text.strip()
+    if text in ("bank", "b"):
+        return "bank"
+    if text.startswith("p"):
+        text = text[1:]
+    if text.isdigit():
+        return int(text)
+    raise IllegalActionError(f'a pile is "bank" or a seat number, not {text!r}')
+
+
+# --- reading positions -------------------------------------------------------------------
+
+def _coins_from_json(value: Any, where: str) -> list[int]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where} must be an object of coin counts by value, not {value!r}")
+    extra = sorted(set(value) - set(VALUE_KEYS), key=str)
+    if extra:
+        raise ValueError(f"{where} has the key {extra[0]!r}; coin values are \"5\", \"10\", \"20\", \"50\"")
+    out = []
+    for key in VALUE_KEYS:
+        if key not in value:
+            raise ValueError(f"{where} is missing the key {key!r}")
+        count = value[key]
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise ValueError(f"{where}[{key!r}] must be a whole number, not {count!r}")
+        if count < 0:
+            raise ValueError(f"{where}[{key!r}] must not be negative, got {count}")
+        if count > COINS_PER_VALUE:
+            raise ValueError(f"{where}[{key!r}] is {count}, but there are only {COINS_PER_VALUE} coins of each value")
+        out.append(count)
+    return out
+
+
+def _face_from_json(value: Any, where: str) -> int:
+    for i, f in enumerate(FACES):
+        if value == f and type(value) is type(f):
+            return i
+    raise ValueError(f"{where} must be a die face 0, \"?\", 50, 20, 10 or 5, not {value!r}")
+
+
+def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState:
+    if not isinstance(data, Mapping):
+        raise ValueError(f"an exactly position must be a JSON object, not {type(data).__name__}")
+    name = need(data, "game", str)
+    if name != "exactly":
+        raise ValueError(f"this is a position of {name!r}, not of 'exactly'")
+    n = game.num_players
+    players = need(data, "players", int)
+    if players != n:
+        raise ValueError(f"the position has {players} players, but this game has {n}")
+    bank = _coins_from_json(need(data, "bank", dict), "bank")
+    piles_json = need(data, "piles", list)
+    if len(piles_json) != n:
+        raise ValueError(f"piles must list one pile per player ({n}), not {len(piles_json)}")
+    piles = [_coins_from_json(pj, f"piles[{s}]") for s, pj in enumerate(piles_json)]
+    for v in range(4):
+        total = bank[v] + sum(pl[v] for pl in piles)
+        if total != COINS_PER_VALUE:
+            raise ValueError(
+                f"coin conservation broken: there are {total} coins of {VALUES[v]} cents in bank and piles, "
+                f"not {COINS_PER_VALUE}"
+            )
+    euros_json = need(data, "euros", list)
+    if len(euros_json) != n:
+        raise ValueError(f"euros must list one count per player ({n}), not {len(euros_json)}")
+    euros = [need_int(e, f"euros[{s}]", 0, WIN_EUROS) for s, e in enumerate(euros_json)]
+    if sum(euros) > EUROS_TOTAL:
+        raise ValueError(f"euros total {sum(euros)}, but there are only {EUROS_TOTAL} tokens")
+    to_move = need_int(need(data, "to_move", int), "to_move", 0, n - 1)
+    phase_name = need(data, "phase", str)
+    if phase_name not in PHASES:
+        raise ValueError(f"phase must be one of {', '.join(PHASES)}, not {phase_name!r}")
+    phase = PHASES.index(phase_name)
+    if "roll" not in data:
+        raise ValueError("position is missing the key 'roll'")
+    roll = data["roll"]
+    turn = need_int(need(data, "turn", int), "turn", 0)
+    face = -1
+    if phase == MOVE:
+        face = _face_from_json(roll, "roll")
+        if face == ZERO:
+            raise ValueError("roll cannot be 0 in phase move: a 0 ends the turn at once")
+    elif roll is not None:
+        raise ValueError(f"roll must be null outside phase move, not {roll!r}")
+    if phase != OVER:
+        if max(euros) >= WIN_EUROS:
+            raise ValueError(f"a player holds {WIN_EUROS} euros, so phase must be over, not {phase_name!r}")
+        if turn >= game.turn_limit:
+            raise ValueError(f"turn {turn} has reached turn_limit {game.turn_limit}, so phase must be over")
+    elif max(euros) < WIN_EUROS and turn < game.turn_limit:
+        raise ValueError(
+            f"phase is over, but nobody holds {WIN_EUROS} euros and turn {turn} is below turn_limit "
+            f"{game.turn_limit}"
+        )
+    rolloff = data.get("rolloff")
+    ro_seats: list[int] | None = None
+    ro_rolls: list[int] = []
+    if phase == START_ROLL:
+        if turn != 0:
+            raise ValueError(f"the roll-off comes before every turn: turn must be 0 in start_roll, not {turn}")
+        if any(euros):
+            raise ValueError("the roll-off comes before every turn: euros must all be 0 in start_roll")
+        if rolloff is None:
+            ro_seats = list(range(n))
+            if to_move != 0:
+                raise ValueError(
+                    "a start_roll position without 'rolloff' is a fresh roll-off: to_move must be 0, "
+                    f"not {to_move}"
+                )
+        else:
+            if not isinstance(rolloff, Mapping):
+                raise ValueError(f"rolloff must be an object or null, not {rolloff!r}")
+            seats_json = need(rolloff, "seats", list, "rolloff")
+            rolls_json = need(rolloff, "rolls", list, "rolloff")
+            ro_seats = [need_int(x, f"rolloff.seats[{i}]", 0, n - 1) for i, x in enumerate(seats_json)]
+            if len(ro_seats) < 2 or any(a >= b for a, b in pairwise(ro_seats)):
+                raise ValueError("rolloff.seats must list at least two different seats in increasing order")
+            ro_rolls = [_face_from_json(x, f"rolloff.rolls[{i}]") for i, x in enumerate(rolls_json)]
+            if len(ro_rolls) >= len(ro_seats):
+                raise ValueError("rolloff.rolls must be shorter than rolloff.seats (someone is still to roll)")
+            if to_move != ro_seats[len(ro_rolls)]:
+                raise ValueError(
+                    f"to_move must be the next seat to roll in the roll-off, {ro_seats[len(ro_rolls)]}, "
+                    f"not {to_move}"
+                )
+    elif rolloff is not None:
+        raise ValueError(f"rolloff must be null outside phase start_roll, not {rolloff!r}")
+
+    s = ExactlyState(game)
+    p = game.piles
+    counts = [0] * (4 * p)
+    totals = [0] * p
+    for v in range(4):
+        counts[v * p] = bank[v]
+        for seat in range(n):
+            counts[v * p + seat + 1] = piles[seat][v]
+            totals[seat + 1] += VALUES[v] * piles[seat][v]
+    s.counts = counts
+    s.totals = totals
+    s._set_bank_total()
+    s.euros = euros
+    s.to_move = to_move
+    s.phase = phase
+    s.face = face
+    s.turn = turn
+    s.ro_seats = ro_seats
+    s.ro_rolls = ro_rolls
+    return s

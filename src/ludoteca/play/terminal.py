@@ -1,0 +1,226 @@
+"""The terminal front end: draw the board, list the legal moves, read the player's choice."""
+
+from __future__ import annotations
+
+import select
+import sys
+import time
+from typing import Any, TextIO
+
+from rich.console import Console
+
+from ludoteca.core.errors import IllegalActionError
+from ludoteca.play.boards import board, seat
+from ludoteca.play.session import Session
+
+HELP = (
+    "Type a move's number or its short notation (shown beside it), or JSON.\n"
+    "Commands: moves (list again), undo (back to your last choice), hint (ask the AI),\n"
+    "save FILE (write the game record), help, quit."
+)
+
+
+class TerminalPlay:
+    """Runs a :class:`Session` to the end, reading humans' moves from ``stdin``."""
+
+    def __init__(self, session: Session, console: Console | None = None, stdin: TextIO | None = None,
+                 hint_agent: str = "heuristic", ai_delay: float = 0.0) -> None:
+        self.session = session
+        self.console = console or Console(highlight=False)
+        self.stdin = stdin or sys.stdin
+        self.hint_agent = hint_agent
+        self.ai_delay = ai_delay
+        self.turn_started: float | None = None
+
+    # --- output ----------------------------------------------------------------------
+    def show(self) -> None:
+        s = self.session.state
+        view = s.current_player() if self.session.is_human_turn() else None
+        self.console.print()
+        self.console.print(board(s, view))
+
+    def list_moves(self) -> list[Any]:
+        s = self.session.state
+        legal = s.legal_actions()
+        self.console.print(f"[bold]Legal moves ({len(legal)}):[/bold]")
+        width = len(str(len(legal)))
+        items = [f"{i + 1:>{width}}) {s.action_to_string(a)}" for i, a in enumerate(legal)]
+        col = max(len(x) for x in items) + 3
+        per_line = max(1, min(4, 100 // col))
+        for k in range(0, len(items), per_line):
+            self.console.print("".join(x.ljust(col) for x in items[k:k + per_line]).rstrip(), markup=False)
+        return legal
+
+    # --- input -----------------------------------------------------------------------
+    def read_line(self, prompt: str, timeout: float | None) -> str | None:
+        """A line from stdin; None at end of input; '' + timeout -> ``"\\0timeout"``."""
+        self.console.print(prompt, end="", markup=False)
+        self.console.file.flush()
+        if timeout is not None and self._selectable():
+            ready, _, _ = select.select([self.stdin], [], [], max(0.0, timeout))
+            if not ready:
+                self.console.print()
+                return "\0timeout"
+        line = self.stdin.readline()
+        if not line:
+            return None
+        return line.strip()
+
+    def _selectable(self) -> bool:
+        try:
+            self.stdin.fileno()
+            return True
+        except (AttributeError, OSError, ValueError):
+            return False
+
+    def time_left(self) -> float | None:
+        data = self.session.state.to_json()
+        left = data.get("time_left")
+        if left is None or data.get("phase") != "turn" or self.turn_started is None:
+            return left
+        return float(left) - (time.monotonic() - self.turn_started)
+
+    # --- the loop --------------------------------------------------------------------
+    def run(self) -> int:
+        s = self.session
+        self.console.print(f"[bold]{s.game.title}[/bold] — {s.game.num_players} players: "
+                           + ", ".join(f"{i}={spec}" for i, spec in enumerate(s.seats))
+                           + f"  (seed {s.seed}; type 'help' for commands)")
+        shown_for = None
+        while not s.state.is_terminal():
+            if not s.is_human_turn():
+                seat_no, text = s.step_automatic()
+                if seat_no is None:
+                    self.console.print(f"  chance: {text}", style="dim", markup=False)
+                else:
+                    self.console.print(seat(seat_no), f" player {seat_no} ({s.seats[seat_no]}): {text}", sep="")
+                if seat_no is not None and self.ai_delay:
+                    time.sleep(self.ai_delay)
+                self.turn_started = None
+                shown_for = None
+                continue
+            key = (len(s.record.actions),)
+            if shown_for != key:
+                self.show()
+                self.list_moves()
+                shown_for = key
+                if self.turn_started is None:
+                    self.turn_started = time.monotonic()
+            legal = s.state.legal_actions()
+            player = s.state.current_player()
+            left = self.time_left()
+            clock = f" ⏳{left:.0f}s" if left is not None else ""
+            line = self.read_line(f"player {player}{clock} > ", left)
+            if line is None:
+                self.console.print("\nInput ended: the game is not finished. Use 'save FILE' to keep it.")
+                return 1
+            if not line:
+                continue
+            if line == "\0timeout":
+                self.console.print("[bold red]The hourglass ran out: the turn ends.[/bold red]")
+                s.apply(s.state.action_from_json({"timeout": True}))
+                self.turn_started = None
+                continue
+            result = self.handle(line, legal)
+            if result == "quit":
+                return 1
+            if result == "moved":
+                if s.game.name == "exagon" and s.state.to_json().get("phase") == "turn" \
+                        and s.is_human_turn() and s.state.current_player() == player:
+                    self.turn_started = time.monotonic()
+                else:
+                    self.turn_started = None
+                shown_for = None
+        self.show()
+        returns = s.state.returns()
+        winners = [i for i, r in enumerate(returns) if r > 0]
+        names = ", ".join(f"player {i} ({s.seats[i]})" for i in winners)
+        self.console.print(f"[bold green]Game over.[/bold green] Winner{'s' if len(winners) > 1 else ''}: {names}")
+        return 0
+
+    def handle(self, line: str, legal: list[Any]) -> str:
+        """Act on one line typed by a human; returns 'moved', 'quit' or 'stay'."""
+        s = self.session
+        word, _, rest = line.partition(" ")
+        cmd = word.lower()
+        if cmd in ("help", "?"):
+            self.console.print(HELP, markup=False)
+            return "stay"
+        if cmd in ("quit", "exit"):
+            self.console.print("Bye. (The game is not saved unless you used 'save FILE'.)")
+            return "quit"
+        if cmd in ("moves", "list", "ls"):
+            self.show()
+            self.list_moves()
+            return "stay"
+        if cmd == "undo":
+            if s.undo():
+                self.console.print("Taken back to your last choice.")
+                self.turn_started = None
+                self.show()
+                self.list_moves()
+            else:
+                self.console.print("Nothing to undo.")
+            return "stay"
+        if cmd == "hint":
+            try:
+                action = s.hint(self.hint_agent)
+            except ValueError as exc:
+                self.console.print(f"No hint available: {exc}", markup=False)
+                return "stay"
+            self.console.print(f"hint ({self.hint_agent}): {s.state.action_to_string(action)}"
+                               f"  (#{legal.index(action) + 1})", markup=False)
+            return "stay"
+        if cmd == "save":
+            path = rest.strip()
+            if not path:
+                self.console.print("save needs a file name: save FILE")
+                return "stay"
+            try:
+                s.record.save(path)
+            except OSError as exc:
+                self.console.print(f"cannot save to {path}: {exc.strerror}", markup=False)
+                return "stay"
+            self.console.print(f"Game record saved to {path}; continue it with: ludoteca play --load {path}",
+                               markup=False)
+            return "stay"
+        action = self.parse_move(line, legal)
+        if action is None:
+            return "stay"
+        try:
+            s.apply(self.with_elapsed(action))
+        except IllegalActionError as exc:
+            self.console.print(f"Not allowed: {exc}", style="red", markup=False)
+            return "stay"
+        return "moved"
+
+    def parse_move(self, line: str, legal: list[Any]) -> Any:
+        s = self.session
+        if line.isdigit():
+            k = int(line)
+            if 1 <= k <= len(legal):
+                return legal[k - 1]
+            self.console.print(f"Choose a number from 1 to {len(legal)}.", style="red")
+            return None
+        try:
+            action = s.state.action_from_string(line)
+        except ValueError:
+            self.console.print(f"I don't understand {line!r}. Type a move's number, its notation, or 'help'.",
+                               style="red", markup=False)
+            return None
+        base = getattr(action, "action", action)
+        if base not in legal:
+            self.console.print(f"{line!r} is not a legal move now. Type 'moves' to see them.", style="red",
+                               markup=False)
+            return None
+        return action
+
+    def with_elapsed(self, action: Any) -> Any:
+        """EXAGON with a clock: the engine learns how long the player thought."""
+        s = self.session.state
+        if self.turn_started is None or s.to_json().get("time_left") is None:
+            return action
+        elapsed = round(time.monotonic() - self.turn_started, 3)
+        data = dict(s.action_to_json(action))
+        data["elapsed"] = min(elapsed, float(s.to_json()["time_left"]))
+        return s.action_from_json(data)

@@ -1,0 +1,553 @@
+"""exactly: scenario tests (each from a named rule of RULES.md section 1), properties, bad input."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ludoteca
+from ludoteca import CHANCE, TERMINAL, IllegalActionError, Record
+from ludoteca.core.chance import random_playout, sample_chance
+from ludoteca.games.exactly import ExactlyGame, ExactlyState
+
+FACE = {0: 0, "?": 1, 50: 2, 20: 3, 10: 4, 5: 5}
+"""Chance outcome of each die face."""
+
+PROPS = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def coins(c5: int = 0, c10: int = 0, c20: int = 0, c50: int = 0) -> dict[str, int]:
+    return {"5": c5, "10": c10, "20": c20, "50": c50}
+
+
+def position(piles: list[dict[str, int]], **over: Any) -> dict[str, Any]:
+    """A position JSON: the bank holds every coin not in a pile (conservation by design)."""
+    bank = {k: 10 - sum(p[k] for p in piles) for k in ("5", "10", "20", "50")}
+    data: dict[str, Any] = {
+        "game": "exactly", "players": len(piles), "bank": bank, "piles": piles,
+        "euros": [0] * len(piles), "to_move": 0, "phase": "roll", "roll": None, "turn": 0,
+    }
+    data.update(over)
+    return data
+
+
+def load(data: dict[str, Any], **options: Any) -> ExactlyState:
+    game = ludoteca.load_game("exactly", players=data["players"], **options)
+    state = game.state_from_json(data)
+    assert isinstance(state, ExactlyState)
+    return state
+
+
+def legal_json(state: ExactlyState) -> list[dict[str, Any]]:
+    return [state.action_to_json(a) for a in state.legal_actions()]
+
+
+def move(state: ExactlyState, coin: int, src: str | int, dst: str | int) -> None:
+    state.apply_json({"coin": coin, "from": src, "to": dst})
+
+
+def play_random(state: ExactlyState, rng: random.Random, limit: int = 5000):
+    """Yield (state_before, action) while playing uniformly at random."""
+    for _ in range(limit):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            action = sample_chance(state, rng)
+        else:
+            legal = state.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+        yield state, action
+        state.apply_action(action)
+
+
+# --- set-up and options ---------------------------------------------------------------
+
+def test_registry_and_defaults() -> None:
+    # Options as RULES.md names them: players, start_coin (true), turn_limit (1000).
+    game = ludoteca.load_game("exactly", players=4)
+    assert isinstance(game, ExactlyGame)
+    assert game.options == {"players": 4, "start_coin": True, "turn_limit": 1000}
+    assert game.max_chance_outcomes() == 6
+    assert game.num_distinct_actions() == 7 + 4 * 5 * 5
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [({"players": 7}, "not 7"), ({"players": 1}, "not 1"), ({"turn_limit": 0}, "turn_limit"),
+     ({"turn_limit": "x"}, "turn_limit"), ({"start_coin": "maybe"}, "start_coin"), ({"coins": 3}, "coins")],
+)
+def test_bad_options_are_named(options: dict[str, Any], named: str) -> None:
+    with pytest.raises(ValueError, match=named):
+        ludoteca.load_game("exactly", **options)
+
+
+@pytest.mark.parametrize("players", range(2, 7))
+def test_initial_position(players: int) -> None:
+    # Set-up (seed): every player takes one 5-cent coin from the bank; then the roll-off.
+    state = ludoteca.load_game("exactly", players=players).new_initial_state()
+    data = state.to_json()
+    assert data["bank"] == coins(10 - players, 10, 10, 10)
+    assert data["piles"] == [coins(1)] * players
+    assert data["phase"] == "start_roll" and data["roll"] is None and data["turn"] == 0
+    assert data["euros"] == [0] * players and data["to_move"] == 0
+    assert state.current_player() == CHANCE
+
+
+def test_start_coin_false_starts_with_empty_piles() -> None:
+    # Option start_coin=false: no 5-cent coin at the start of the game or of a round.
+    game = ludoteca.load_game("exactly", players=3, start_coin=False)
+    data = game.new_initial_state().to_json()
+    assert data["bank"] == coins(10, 10, 10, 10)
+    assert data["piles"] == [coins()] * 3
+    state = load(position([coins(c20=2, c50=1), coins(), coins(c5=1)], phase="move", roll=10,
+                          to_move=0), start_coin=False)
+    move(state, 10, "bank", 0)  # 20+20+50+10 = 100: round ends, no new coins
+    assert state.to_json()["piles"] == [coins()] * 3
+    assert state.to_json()["bank"] == coins(10, 10, 10, 10)
+
+
+# --- the roll-off ---------------------------------------------------------------------
+
+def test_roll_off_highest_wins_by_ranking() -> None:
+    # Who starts (seed): ranking ? > 50 > 20 > 10 > 5 > 0; rolls are chance nodes in seat order.
+    state = ludoteca.load_game("exactly", players=3).new_initial_state()
+    for seat, face in enumerate([0, 5, 10]):
+        assert state.current_player() == CHANCE and state.to_json()["to_move"] == seat
+        state.apply_json({"roll": face})
+    data = state.to_json()
+    assert (data["phase"], data["to_move"], data["turn"]) == ("roll", 2, 0)
+    state = ludoteca.load_game("exactly", players=4).new_initial_state()
+    for face in [50, "?", 20, 50]:
+        state.apply_json({"roll": face})
+    assert state.to_json()["to_move"] == 1 and state.to_json()["phase"] == "roll"
+
+
+def test_roll_off_ties_re_roll_among_tied_seats() -> None:
+    # Who starts (default): players tied for highest roll again, in seat order among themselves.
+    state = ludoteca.load_game("exactly", players=4).new_initial_state()
+    for face in [20, 50, 5, 50]:
+        state.apply_json({"roll": face})
+    data = state.to_json()
+    assert data["phase"] == "start_roll" and data["to_move"] == 1
+    assert data["rolloff"] == {"seats": [1, 3], "rolls": []}
+    state.apply_json({"roll": "?"})
+    assert state.to_json()["to_move"] == 3
+    state.apply_json({"roll": "?"})  # tied again: 1 and 3 roll again
+    assert state.to_json()["rolloff"] == {"seats": [1, 3], "rolls": []}
+    state.apply_json({"roll": 0})
+    state.apply_json({"roll": 5})
+    data = state.to_json()
+    assert (data["phase"], data["to_move"], data["turn"], data["rolloff"]) == ("roll", 3, 0, None)
+    # The roll-off counts no turn and moves no coin.
+    assert data["piles"] == [coins(1)] * 4
+
+
+def test_start_roll_position_without_rolloff_key_is_a_fresh_roll_off() -> None:
+    data = ludoteca.load_game("exactly", players=2).new_initial_state().to_json()
+    del data["rolloff"]
+    state = load(data)
+    assert state.to_json()["rolloff"] == {"seats": [0, 1], "rolls": []}
+
+
+# --- a turn ---------------------------------------------------------------------------
+
+def test_example_1_twelve_moves() -> None:
+    # RULES.md Example 1 / seed cases (a)-(d): 3 players each holding one 20-cent coin, die 20:
+    # a 20 moves from any of the 4 piles (bank, 0, 1, 2) to any other: 4 x 3 = 12 moves.
+    state = load(position([coins(c20=1)] * 3, phase="move", roll=20, to_move=1))
+    piles: list[str | int] = ["bank", 0, 1, 2]
+    expected = [{"coin": 20, "from": f, "to": t} for f in piles for t in piles if f != t]
+    got = legal_json(state)
+    assert len(got) == 12
+    assert sorted(map(json.dumps, got)) == sorted(map(json.dumps, expected))
+
+
+def test_move_changes_only_the_two_piles_and_passes_the_turn() -> None:
+    # A turn (seed): one coin of the rolled value from one pile to another; clockwise order.
+    state = load(position([coins(c20=1)] * 3, phase="move", roll=20, to_move=1, turn=4))
+    move(state, 20, 0, 2)
+    data = state.to_json()
+    assert data["piles"] == [coins(), coins(c20=1), coins(c20=2)]
+    assert (data["phase"], data["to_move"], data["turn"], data["roll"]) == ("roll", 2, 5, None)
+
+
+def test_question_mark_allows_any_of_the_four_values() -> None:
+    # `?` (seed): the same move with a coin of any of the four values, chosen by the player.
+    state = load(position([coins(1, 1, 1, 1), coins()], phase="move", roll="?"))
+    values = {a["coin"] for a in legal_json(state)}
+    assert values == {5, 10, 20, 50}
+    # every value: bank->0, bank->1, 0->bank, 0->1 (pile 1 is empty, so nothing from it)
+    assert len(state.legal_actions()) == 4 * 4
+    single = load(position([coins(1, 1, 1, 1), coins()], phase="move", roll=10))
+    assert {a["coin"] for a in legal_json(single)} == {10}
+
+
+def test_zero_roll_ends_the_turn_without_a_decision() -> None:
+    # `0` (seed): "nothing happens; the turn passes". RULES.md lists the faces `roll` can hold
+    # during `move` as ?, 50, 20, 10, 5, so a 0 is no decision node: the turn ends at once.
+    state = load(position([coins(1), coins(1), coins(1)], to_move=2, turn=7))
+    before = state.to_json()
+    state.apply_json({"roll": 0})
+    after = state.to_json()
+    assert state.current_player() == CHANCE
+    assert (after["phase"], after["to_move"], after["turn"]) == ("roll", 0, 8)
+    assert after["piles"] == before["piles"] and after["bank"] == before["bank"]
+
+
+def test_cap_more_than_150_blocks_exactly_150_is_open() -> None:
+    # Cap (seed): no coin into a pile already holding more than 150 cents; 150 exactly is open.
+    # Coins are multiples of 5, so the smallest total above 150 is 155.
+    piles = [coins(c5=1), coins(1, 0, 0, 3), coins(0, 0, 0, 3)]  # 5, 155, 150
+    state = load(position(piles, phase="move", roll=5, to_move=0))
+    dests = {a["to"] for a in legal_json(state)}
+    assert 1 not in dests
+    assert 2 in dests and "bank" in dests and 0 in dests
+    # the capped pile can still give its coins away
+    assert {"coin": 5, "from": 1, "to": "bank"} in legal_json(state)
+    with pytest.raises(IllegalActionError):
+        move(state, 5, "bank", 1)
+
+
+def test_cap_counts_blocked_turns() -> None:
+    # counters()["cap_blocks"]: turns where the cap forbade a move that would otherwise be legal.
+    piles = [coins(c5=1), coins(1, 0, 0, 3), coins()]  # seat 1 holds 155
+    state = load(position(piles, to_move=0))
+    state.apply_json({"roll": 5})
+    assert state.counters()["cap_blocks"] == 1
+    state.apply_json({"coin": 5, "from": "bank", "to": 2})
+    state.apply_json({"roll": 0})  # seat 1: a 0 roll, no move at all
+    state.apply_json({"roll": 5})  # seat 2 rolls 5: bank->1 blocked again
+    assert state.counters()["cap_blocks"] == 2
+
+
+def test_cap_applies_to_the_movers_own_pile() -> None:
+    # Cap (seed): the rule names any player's pile, the mover's included.
+    piles = [coins(1, 0, 0, 3), coins()]  # seat 0 holds 155
+    state = load(position(piles, phase="move", roll=50, to_move=0))
+    assert all(a["to"] != 0 for a in legal_json(state))
+
+
+def test_pass_only_when_no_legal_move() -> None:
+    # Pass (default): legal only when no move exists, and then it is a real action (convention).
+    piles = [coins(c20=8), coins(c5=3, c10=10, c20=2)]  # 160 and 155: both closed
+    state = load(position(piles, phase="move", roll=50, to_move=0, turn=3))
+    assert legal_json(state) == [{"pass": True}]
+    state.apply_json({"pass": True})
+    data = state.to_json()
+    assert (data["phase"], data["to_move"], data["turn"]) == ("roll", 1, 4)
+    state = load(position(piles, phase="move", roll=5, to_move=0))
+    assert {"pass": True} not in legal_json(state)
+    assert {"coin": 5, "from": 1, "to": "bank"} in legal_json(state)
+
+
+def test_no_change_making() -> None:
+    # No change-making (seed): only whole coins of the rolled value move; a 20 cannot stand for 10s.
+    state = load(position([coins(c20=1), coins()], phase="move", roll=10, to_move=0))
+    assert all(a["coin"] == 10 and a["from"] == "bank" for a in legal_json(state))
+    with pytest.raises(IllegalActionError):
+        move(state, 20, 0, "bank")
+
+
+# --- scoring and rounds ---------------------------------------------------------------
+
+def test_scoring_exactly_100_ends_the_round() -> None:
+    # Scoring (seed): exactly 100 cents takes a euro; the round ends, coins go back, each takes a
+    # new 5-cent coin, and the player to the left of the mover starts the next round.
+    piles = [coins(1, 0, 2, 1), coins(2), coins(c10=3), coins()]  # seat 0 at 95
+    state = load(position(piles, phase="move", roll=5, to_move=2, turn=10))
+    move(state, 5, "bank", 0)
+    data = state.to_json()
+    assert data["euros"] == [1, 0, 0, 0]
+    assert data["piles"] == [coins(1)] * 4
+    assert data["bank"] == coins(6, 10, 10, 10)
+    assert (data["phase"], data["to_move"], data["turn"]) == ("roll", 3, 11)
+    assert state.counters() == {"rounds": 1, "euros": 1, "question_rounds": 0, "cap_blocks": 0}
+
+
+def test_going_over_100_does_not_score() -> None:
+    # Scoring (seed): only the exact amount counts; 105 must wait to give a coin back.
+    state = load(position([coins(1, 0, 2, 1), coins()], phase="move", roll=10, to_move=1))
+    move(state, 10, "bank", 0)
+    assert state.to_json()["euros"] == [0, 0]
+    assert state.to_json()["piles"][0] == coins(1, 1, 2, 1)
+
+
+def test_scoring_by_giving_a_coin_away() -> None:
+    # Scoring (seed): reaching exactly 100 by losing a coin counts as well (105 -> 100).
+    state = load(position([coins(1, 1, 2, 1), coins()], phase="move", roll="?", to_move=0))
+    move(state, 5, 0, 1)
+    assert state.to_json()["euros"] == [1, 0]
+    assert state.counters()["question_rounds"] == 1
+
+
+def test_two_players_score_on_one_move() -> None:
+    # Scoring (default "several at once"): a move touches two piles; both at 100 score.
+    piles = [coins(c10=1, c50=2), coins(c20=2, c50=1), coins()]  # 110 and 90
+    state = load(position(piles, phase="move", roll=10, to_move=2))
+    move(state, 10, 0, 1)
+    data = state.to_json()
+    assert data["euros"] == [1, 1, 0]
+    assert data["to_move"] == 0 and data["phase"] == "roll"
+    assert state.counters()["euros"] == 2 and state.counters()["rounds"] == 1
+
+
+def test_three_euros_win() -> None:
+    # End (seed): a player holding three euros wins; returns 1 for the winner.
+    state = load(position([coins(1, 0, 2, 1), coins()], phase="move", roll=5, to_move=1,
+                          euros=[2, 2]))
+    move(state, 5, "bank", 0)
+    assert state.is_terminal() and state.current_player() == TERMINAL
+    assert state.returns() == [1.0, 0.0]
+    data = state.to_json()
+    assert data["phase"] == "over" and data["euros"] == [3, 2]
+    # At the end the position stays as the winning move left it (no new round).
+    assert data["piles"][0] == coins(2, 0, 2, 1)
+    assert state.legal_actions() == []
+
+
+def test_shared_win_when_two_reach_three_on_one_move() -> None:
+    # End (seed): two reaching three euros on the same move share the win.
+    piles = [coins(c10=1, c50=2), coins(c20=2, c50=1), coins()]
+    state = load(position(piles, phase="move", roll=10, to_move=2, euros=[2, 2, 2]))
+    move(state, 10, 0, 1)
+    assert state.returns() == [0.5, 0.5, 0.0]
+
+
+def test_only_the_player_at_three_wins() -> None:
+    piles = [coins(c10=1, c50=2), coins(c20=2, c50=1), coins()]
+    state = load(position(piles, phase="move", roll=10, to_move=2, euros=[2, 1, 0]))
+    move(state, 10, 0, 1)
+    assert state.to_json()["euros"] == [3, 2, 0]
+    assert state.returns() == [1.0, 0.0, 0.0]
+
+
+def test_turn_limit_leaders_share() -> None:
+    # turn_limit (convention): reaching it ends the game; the leaders by euros share the win.
+    state = load(position([coins(1)] * 3, euros=[1, 1, 0], turn=8), turn_limit=9)
+    state.apply_json({"roll": 0})
+    assert state.is_terminal()
+    assert state.returns() == [0.5, 0.5, 0.0]
+    assert state.to_json()["turn"] == 9
+
+
+def test_turn_limit_counts_turns_not_roll_offs() -> None:
+    # `turn` counts completed player turns; the roll-off is excluded (convention).
+    game = ludoteca.load_game("exactly", players=2, turn_limit=2)
+    state = game.new_initial_state()
+    for face in ["?", "?", 50, 20]:  # tie, then seat 0 wins
+        state.apply_json({"roll": face})
+    assert state.to_json()["turn"] == 0 and not state.is_terminal()
+    state.apply_json({"roll": 0})
+    assert state.to_json()["turn"] == 1 and state.to_json()["to_move"] == 1
+    state.apply_json({"roll": 5})
+    state.apply_json({"coin": 5, "from": "bank", "to": 1})
+    assert state.is_terminal() and state.to_json()["turn"] == 2
+    assert state.returns() == [0.5, 0.5]  # nobody scored: everyone leads
+
+
+def test_returns_are_zero_before_the_end() -> None:
+    state = load(position([coins(1)] * 2, euros=[2, 1]))
+    assert state.returns() == [0.0, 0.0]
+
+
+# --- actions: JSON and text -------------------------------------------------------------
+
+def test_action_json_and_strings() -> None:
+    state = load(position([coins(c20=1)] * 3, phase="move", roll=20))
+    a = state.action_from_json({"coin": 20, "from": "bank", "to": 2})
+    assert state.action_to_json(a) == {"coin": 20, "from": "bank", "to": 2}
+    assert state.action_to_string(a) == "20 bank>2"
+    assert state.action_from_string("20 bank>2") == a
+    assert state.action_from_string('{"coin": 20, "from": "bank", "to": 2}') == a
+    assert state.action_from_string("pass") == state.action_from_json({"pass": True})
+    assert state.action_to_string(state.action_from_json({"roll": "?"})) == "roll ?"
+    assert state.action_from_string("roll ?") == state.action_from_json({"roll": "?"})
+    assert state.action_from_string("roll 0") == state.action_from_json({"roll": 0})
+    # a roll is not a move: it is illegal where the player must move
+    with pytest.raises(IllegalActionError, match="not legal"):
+        state.apply_json({"roll": 20})
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{}, {"roll": "x"}, {"roll": 7}, {"roll": True}, {"roll": "50"}, {"pass": False}, {"pass": 1},
+     {"coin": 25, "from": "bank", "to": 0}, {"coin": 20, "from": "bank", "to": 3},
+     {"coin": 20, "from": -1, "to": 0}, {"coin": 20, "from": 1, "to": 1}, {"coin": 20, "from": "bank"},
+     {"coin": 20, "from": "bank", "to": 0, "extra": 1}, {"coin": True, "from": "bank", "to": 0},
+     {"roll": 5, "pass": True}, [1, 2], "pass"],
+)
+def test_malformed_action_json(bad: Any) -> None:
+    state = ludoteca.load_game("exactly", players=3).new_initial_state()
+    with pytest.raises(IllegalActionError):
+        state.action_from_json(bad)
+
+
+@pytest.mark.parametrize("bad", ["", "jump", "roll 7", "25 bank>1", "20 bank>9", "20 bank-1", "20 x>1"])
+def test_malformed_action_strings(bad: str) -> None:
+    state = ludoteca.load_game("exactly", players=3).new_initial_state()
+    with pytest.raises(IllegalActionError):
+        state.action_from_string(bad)
+
+
+def test_action_to_json_rejects_non_actions() -> None:
+    state = ludoteca.load_game("exactly", players=2).new_initial_state()
+    for bad in (-1, 10_000, "5", None, 7):  # 7 = a move from the bank to the bank
+        with pytest.raises(ValueError):
+            state.action_to_json(bad)  # type: ignore[arg-type]
+
+
+# --- positions: bad input ---------------------------------------------------------------
+
+def _good() -> dict[str, Any]:
+    return position([coins(1, 0, 2, 1), coins(c10=2)], phase="move", roll=5, to_move=1, euros=[1, 2], turn=5)
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        (lambda d: d.update(game="tohm"), "tohm"),
+        (lambda d: d.update(players=3), "3 players"),
+        (lambda d: d["bank"].update({"5": -1}), "negative"),
+        (lambda d: d["piles"][0].update({"5": -1}), "negative"),
+        (lambda d: d["bank"].update({"5": 8}), "conservation"),
+        (lambda d: d["bank"].pop("20"), "'20'"),
+        (lambda d: d["bank"].update({"25": 0}), "'25'"),
+        (lambda d: d["piles"][0].update({"10": "2"}), "whole number"),
+        (lambda d: d.update(piles=d["piles"][:1]), "one pile per player"),
+        (lambda d: d.update(euros=[1]), "one count per player"),
+        (lambda d: d.update(euros=[-1, 0]), "euros"),
+        (lambda d: d.update(euros=[3, 0]), "over"),
+        (lambda d: d.update(to_move=2), "to_move"),
+        (lambda d: d.update(phase="dance"), "phase"),
+        (lambda d: d.update(roll=0), "roll"),
+        (lambda d: d.update(roll=25), "roll"),
+        (lambda d: d.update(roll=None), "roll"),
+        (lambda d: d.update(phase="roll"), "roll"),  # roll 5 outside move
+        (lambda d: d.update(phase="over", roll=None), "over"),  # nobody at three, turn below the limit
+        (lambda d: d.update(turn=-3), "turn"),
+        (lambda d: d.update(turn=1000), "turn_limit"),
+        (lambda d: d.update(phase="start_roll", roll=None), "start_roll"),
+        (lambda d: d.update(rolloff={"seats": [0, 1], "rolls": []}), "rolloff"),
+        (lambda d: d.pop("turn"), "turn"),
+        (lambda d: d.pop("roll"), "roll"),
+    ],
+)
+def test_malformed_positions_name_the_problem(edit: Any, named: str) -> None:
+    game = ludoteca.load_game("exactly", players=2)
+    game.state_from_json(_good())  # the unedited position is fine
+    data = copy.deepcopy(_good())
+    edit(data)
+    with pytest.raises(ValueError, match=named):
+        game.state_from_json(data)
+
+
+@pytest.mark.parametrize(
+    ("rolloff", "to_move", "named"),
+    [({"seats": [0], "rolls": []}, 0, "two"), ({"seats": [1, 0], "rolls": []}, 1, "increasing"),
+     ({"seats": [0, 1], "rolls": ["?", 5]}, 0, "shorter"), ({"seats": [0, 1], "rolls": ["?"]}, 0, "next seat"),
+     ({"seats": [0, 1], "rolls": [7]}, 1, "die face"), ("x", 0, "rolloff"), (None, 1, "fresh")],
+)
+def test_malformed_roll_off_positions(rolloff: Any, to_move: int, named: str) -> None:
+    game = ludoteca.load_game("exactly", players=2)
+    data = game.new_initial_state().to_json()
+    data.update(rolloff=rolloff, to_move=to_move)
+    with pytest.raises(ValueError, match=named):
+        game.state_from_json(data)
+
+
+def test_render_shows_bank_piles_euros_turn_and_die() -> None:
+    state = load(position([coins(1, 0, 2, 1), coins(c10=2)], phase="move", roll="?", to_move=1,
+                          euros=[1, 2], turn=5))
+    text = state.render()
+    assert "bank" in text and "95c" in text and " 20c" in text
+    assert "euros 2" in text and "to move" in text and "die: ?" in text and "move" in text
+
+
+# --- properties -----------------------------------------------------------------------
+
+def _check_conservation(data: dict[str, Any]) -> None:
+    for key in ("5", "10", "20", "50"):
+        assert data["bank"][key] + sum(p[key] for p in data["piles"]) == 10
+    assert sum(data["euros"]) <= 15
+
+
+@pytest.mark.parametrize("players", range(2, 7))
+@PROPS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_playouts_end(players: int, seed: int) -> None:
+    game = ludoteca.load_game("exactly", players=players)
+    state = game.new_initial_state()
+    random_playout(state, random.Random(seed))
+    assert state.is_terminal()
+    returns = state.returns()
+    assert math.isclose(sum(returns), 1.0)
+    euros = state.to_json()["euros"]
+    assert all((r > 0) == (e == max(euros)) for r, e in zip(returns, euros, strict=True))
+    counters = state.counters()
+    assert counters["euros"] == sum(euros)
+    assert counters["question_rounds"] <= counters["rounds"] <= counters["euros"]
+    _check_conservation(state.to_json())
+
+
+@pytest.mark.parametrize("players", range(2, 7))
+@PROPS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_every_step_round_trips_conserves_and_clones(players: int, seed: int) -> None:
+    game = ludoteca.load_game("exactly", players=players, turn_limit=150)
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    record = Record.start(game)
+    for step, (s, action) in enumerate(play_random(state, rng)):
+        data = s.to_json()
+        _check_conservation(data)
+        rebuilt = game.state_from_json(json.loads(json.dumps(data)))
+        assert rebuilt.to_json() == data
+        assert rebuilt.legal_actions() == s.legal_actions()
+        if s.is_chance_node():
+            assert math.isclose(sum(p for _, p in s.chance_outcomes()), 1.0)
+        if step % 5 == 0:
+            clone = s.clone()
+            clone.apply_action(action)
+            assert s.to_json() == data  # the original is untouched
+            rebuilt.apply_action(action)
+            assert rebuilt.to_json() == clone.to_json()  # the rebuilt state plays on identically
+        record.add(s, action)
+    assert Record.loads(record.dumps()).replay().to_json() == state.to_json()
+
+
+@pytest.mark.parametrize("players", range(2, 7))
+@PROPS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_illegal_actions_raise_and_change_nothing(players: int, seed: int) -> None:
+    game = ludoteca.load_game("exactly", players=players, turn_limit=60)
+    rng = random.Random(seed)
+    space = range(-2, game.num_distinct_actions() + 2)
+    for s, _ in play_random(game.new_initial_state(), rng):
+        legal = set(s.legal_actions())
+        before = s.to_json()
+        for a in rng.sample([a for a in space if a not in legal], 3):
+            with pytest.raises(IllegalActionError):
+                s.apply_action(a)
+        assert s.to_json() == before
+        assert set(s.legal_actions()) == legal
+
+
+@pytest.mark.parametrize("players", range(2, 7))
+def test_clone_keeps_counters_and_is_independent(players: int) -> None:
+    game = ludoteca.load_game("exactly", players=players)
+    state = game.new_initial_state()
+    rng = random.Random(players)
+    for _s, _a in play_random(state, rng, limit=300):
+        pass
+    clone = state.clone()
+    assert clone.counters() == state.counters()
+    random_playout(clone, rng)
+    assert state.counters()["rounds"] <= clone.counters()["rounds"]
+    assert game.state_from_json(state.to_json()).counters() == dict.fromkeys(state.counters(), 0)
