@@ -1,0 +1,741 @@
+"""TOHM — Tris Of Horrible Monsters (seed ``003_…``), 2 to 5 players.
+
+Each turn the active player rolls a die: ``1`` removes any token from the board, ``2`` moves
+any token to any empty cell, ``3``-``6`` places one of the player's own tokens on an empty
+cell carrying that number. Three or more tokens of one player in a row or column through the
+cell just filled form a *tris*: the tokens go back to their owner, who takes a trophy per
+tris. When the ten trophies are given, most trophies wins. Rules: RULES.md section 3 and
+``docs/rules/tohm.md``.
+
+Action encoding (``N = rows * cols``, cell index ``i = r * cols + c``):
+
+* ``i``                        place a token on cell ``i``           (``0 <= i < N``)
+* ``N + i``                    remove the token on cell ``i``
+* ``2N + f * N + t``           move the token on cell ``f`` to cell ``t``
+* ``2N + N * N``               pass
+
+Chance outcomes are the die faces ``1``-``6`` themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ludoteca.core.constants import CHANCE, TERMINAL
+from ludoteca.core.errors import IllegalActionError
+from ludoteca.core.game import Game, State
+from ludoteca.core.jsonutil import need, need_int
+from ludoteca.core.options import Option, as_int
+
+TOKENS = 5
+"""Tokens per player (seed)."""
+TROPHIES = 10
+"""Trophies in the game (seed: "10 mostrocoppa")."""
+
+DEFAULT_BOARD: tuple[tuple[int, ...], ...] = (
+    (3, 4, 5, 6, 4),
+    (5, 6, 3, 4, 6),
+    (4, 3, 6, 5, 3),
+    (6, 5, 4, 3, 5),
+    (5, 3, 6, 4, 4),
+)
+"""The 5x5 board of RULES.md; fewer players use its top-left corner."""
+
+AREA_BY_PLAYERS: dict[int, tuple[int, int]] = {2: (3, 3), 3: (3, 4), 4: (4, 4), 5: (5, 5)}
+"""(rows, cols) of the board area by player count (seed)."""
+
+ROLL, ACT, OVER = 0, 1, 2
+PHASES = ("roll", "act", "over")
+SEAT_LETTERS = "ABCDE"
+
+
+# --- the layout option ------------------------------------------------------------------
+
+def default_layout(players: int) -> list[list[int]]:
+    """The RULES.md board cut to the area used by ``players`` players."""
+    rows, cols = AREA_BY_PLAYERS[players]
+    return [list(DEFAULT_BOARD[r][:cols]) for r in range(rows)]
+
+
+def _read_layout_file(path: str | os.PathLike[str]) -> Any:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"layout file {str(p)!r} not found") from None
+    except IsADirectoryError:
+        raise ValueError(f"layout file {str(p)!r} is a directory, not a file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ValueError(f"cannot read layout file {str(p)!r}: {reason}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"layout file {str(p)!r} is not valid JSON: {exc.msg} (line {exc.lineno})"
+        ) from None
+
+
+def parse_layout(value: Any, resolved: Mapping[str, Any]) -> list[list[int]]:
+    """Resolve the ``layout`` option: a grid, JSON text, or a path to a JSON file.
+
+    ``None`` means the default board for the player count. A JSON object
+    ``{"layout": grid}`` (e.g. a position) is accepted in text and files too.
+    """
+    if value is None:
+        return default_layout(resolved["players"])
+    if isinstance(value, os.PathLike):
+        value = _read_layout_file(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.startswith(("[", "{")):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"layout text is not valid JSON: {exc.msg}") from None
+        elif not text:
+            raise ValueError("layout is an empty string; give a grid, JSON text or a file path")
+        else:
+            value = _read_layout_file(text)
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()  # e.g. a numpy array
+    if isinstance(value, Mapping):
+        if "layout" not in value:
+            raise ValueError("a layout given as a JSON object needs a 'layout' key holding the grid")
+        value = value["layout"]
+    return validate_grid(value)
+
+
+def validate_grid(grid: Any) -> list[list[int]]:
+    """Check a layout grid: rectangular, at least 3x3, numbers 3 to 6. Returns a copy."""
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence):
+        raise ValueError(
+            f"a layout is a grid (a list of rows of numbers 3-6), JSON text or a file path, not {grid!r}"
+        )
+    rows = list(grid)
+    if len(rows) < 3:
+        raise ValueError(f"a layout needs at least 3 rows, got {len(rows)}")
+    out: list[list[int]] = []
+    width: int | None = None
+    for r, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not isinstance(row, Sequence):
+            raise ValueError(f"layout row {r} must be a list of numbers, not {row!r}")
+        row = list(row)
+        if width is None:
+            width = len(row)
+            if width < 3:
+                raise ValueError(f"a layout needs at least 3 columns, got {width}")
+        elif len(row) != width:
+            raise ValueError(
+                f"the layout is not rectangular: row 0 has {width} cells but row {r} has {len(row)}"
+            )
+        for c, x in enumerate(row):
+            if isinstance(x, bool) or not isinstance(x, int) or not 3 <= x <= 6:
+                raise ValueError(f"layout cell [{r}, {c}] must be a number from 3 to 6, not {x!r}")
+        out.append(row)
+    return out
+
+
+# --- the game ---------------------------------------------------------------------------
+
+class TohmGame(Game):
+    """TOHM — Tris Of Horrible Monsters: roll; place, move or remove tokens; a tris wins a trophy."""
+
+    name = "tohm"
+    title = "TOHM"
+    min_players = 2
+    max_players = 5
+    OPTIONS = (
+        Option(
+            "layout",
+            "the board: a rectangular grid (>= 3x3) of numbers 3-6, as a list of rows, JSON text "
+            "or a path to a JSON file; default the RULES.md 5x5 board cut to the player count "
+            "(2: 3x3, 3: 3 rows x 4 cols, 4: 4x4, 5: 5x5). A given grid is the whole board.",
+            default=lambda resolved: default_layout(resolved["players"]),
+            resolve=parse_layout,
+        ),
+        Option(
+            "turn_limit",
+            "the game ends after this many player turns; the leaders by trophies share the win",
+            default=1000,
+            resolve=as_int(1),
+        ),
+    )
+
+    def _setup(self) -> None:
+        grid = self.options["layout"]
+        self.layout: tuple[tuple[int, ...], ...] = tuple(tuple(row) for row in grid)
+        self.rows = rows = len(grid)
+        self.cols = cols = len(grid[0])
+        self.n_cells = n = rows * cols
+        self.turn_limit: int = self.options["turn_limit"]
+        self.numbers: tuple[int, ...] = tuple(x for row in grid for x in row)
+        # cells carrying each die number (index = die face; 1 and 2 carry none)
+        self.cells_of: tuple[tuple[int, ...], ...] = tuple(
+            tuple(i for i in range(n) if self.numbers[i] == d) for d in range(7)
+        )
+        # the cells running away from each cell, nearest first, in the four directions
+        self.left = tuple(tuple(i - k for k in range(1, i % cols + 1)) for i in range(n))
+        self.right = tuple(tuple(i + k for k in range(1, cols - i % cols)) for i in range(n))
+        self.up = tuple(tuple(i - k * cols for k in range(1, i // cols + 1)) for i in range(n))
+        self.down = tuple(tuple(i + k * cols for k in range(1, rows - i // cols)) for i in range(n))
+        self.remove0 = n
+        self.move0 = 2 * n
+        self.pass_id = 2 * n + n * n
+        self.remove_ids: tuple[int, ...] = tuple(range(n, 2 * n))
+        self.move_ids: tuple[tuple[int, ...], ...] = tuple(
+            tuple(range(2 * n + f * n, 2 * n + f * n + n)) for f in range(n)
+        )
+        self.chance_legal: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
+        self.chance_outcomes: tuple[tuple[int, float], ...] = tuple((d, 1 / 6) for d in range(1, 7))
+
+    # --- description -----------------------------------------------------------------
+    def num_distinct_actions(self) -> int:
+        return self.pass_id + 1
+
+    def max_chance_outcomes(self) -> int:
+        return 7
+
+    def record_options(self) -> dict[str, Any]:
+        return {
+            "players": self.num_players,
+            "layout": [list(row) for row in self.layout],
+            "turn_limit": self.turn_limit,
+        }
+
+    # --- cells -----------------------------------------------------------------------
+    def cell(self, r: int, c: int) -> int:
+        return r * self.cols + c
+
+    def rc(self, i: int) -> tuple[int, int]:
+        return divmod(i, self.cols)
+
+    # --- states ----------------------------------------------------------------------
+    def new_initial_state(self) -> TohmState:
+        return TohmState(self)
+
+    def state_from_json(self, data: Mapping[str, Any]) -> TohmState:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a TOHM position must be a JSON object, not {type(data).__name__}")
+        game = need(data, "game", str)
+        if game != self.name:
+            raise ValueError(f"this position is of the game {game!r}, not {self.name!r}")
+        n = self.num_players
+        players = need_int(need(data, "players", int), "players")
+        if players != n:
+            raise ValueError(f"the position has {players} players but this game has {n}")
+        rows = need_int(need(data, "rows", int), "rows")
+        cols = need_int(need(data, "cols", int), "cols")
+        if (rows, cols) != (self.rows, self.cols):
+            raise ValueError(
+                f"the position's board is {rows}x{cols} but this game's board is {self.rows}x{self.cols}"
+            )
+        layout = need(data, "layout", list)
+        try:
+            grid = validate_grid(layout)
+        except ValueError as exc:
+            raise ValueError(f"position layout: {exc}") from None
+        if tuple(tuple(row) for row in grid) != self.layout:
+            raise ValueError(
+                "the position's layout does not match this game's layout "
+                "(load the game with the same layout option)"
+            )
+        board_rows = need(data, "board", list)
+        if len(board_rows) != rows:
+            raise ValueError(f"board must have {rows} rows, not {len(board_rows)}")
+        board: list[int] = []
+        for r, row in enumerate(board_rows):
+            if not isinstance(row, list) or len(row) != cols:
+                raise ValueError(f"board row {r} must be a list of {cols} cells, not {row!r}")
+            for c, x in enumerate(row):
+                if x is None:
+                    board.append(-1)
+                else:
+                    board.append(need_int(x, f"board[{r}][{c}] (a seat or null)", 0, n - 1))
+        supply = need(data, "supply", list)
+        if len(supply) != n:
+            raise ValueError(f"supply must list {n} numbers (one per seat), not {len(supply)}")
+        supply = [need_int(x, f"supply[{p}]", 0, TOKENS) for p, x in enumerate(supply)]
+        for p in range(n):
+            on_board = board.count(p)
+            if on_board > TOKENS:
+                raise ValueError(f"player {p} has {on_board} tokens on the board; a player has only {TOKENS}")
+            if on_board + supply[p] != TOKENS:
+                raise ValueError(
+                    f"player {p} has {on_board} tokens on the board and {supply[p]} in supply; "
+                    f"they must add up to {TOKENS}"
+                )
+        trophies = need(data, "trophies", list)
+        if len(trophies) != n:
+            raise ValueError(f"trophies must list {n} numbers (one per seat), not {len(trophies)}")
+        trophies = [need_int(x, f"trophies[{p}]", 0, TROPHIES) for p, x in enumerate(trophies)]
+        left = need_int(need(data, "trophies_left", int), "trophies_left", 0, TROPHIES)
+        if sum(trophies) + left != TROPHIES:
+            raise ValueError(
+                f"trophies given ({sum(trophies)}) plus trophies_left ({left}) must be {TROPHIES}"
+            )
+        to_move = need_int(need(data, "to_move", int), "to_move", 0, n - 1)
+        phase_name = need(data, "phase", str)
+        if phase_name not in PHASES:
+            raise ValueError(f"phase must be one of {', '.join(PHASES)}, not {phase_name!r}")
+        phase = PHASES.index(phase_name)
+        if "roll" not in data:
+            raise ValueError("position is missing the key 'roll'")
+        roll = data["roll"]
+        if phase == ACT:
+            roll = need_int(roll, "roll (the die face during phase act)", 1, 6)
+        elif roll is not None:
+            raise ValueError(f"roll must be null during phase {phase_name}, not {roll!r}")
+        turn = need_int(need(data, "turn", int), "turn", 0, self.turn_limit)
+        if phase == OVER:
+            if left > 0 and turn < self.turn_limit:
+                raise ValueError(
+                    f"phase is over but {left} trophies are left and turn {turn} is below "
+                    f"turn_limit {self.turn_limit}"
+                )
+        else:
+            if left == 0:
+                raise ValueError(f"every trophy is given, so the phase must be over, not {phase_name}")
+            if turn >= self.turn_limit:
+                raise ValueError(
+                    f"turn {turn} has reached turn_limit {self.turn_limit}, so the phase must be over"
+                )
+        state = TohmState(self)
+        state.board = board
+        state.supply = supply
+        state.filled = TOKENS * n - sum(supply)
+        state.trophies = trophies
+        state.trophies_left = left
+        state.to_move = to_move
+        state.phase = phase
+        state.roll = roll
+        state.turn = turn
+        state._cur = (CHANCE, to_move, TERMINAL)[phase]
+        return state
+
+
+# --- the state --------------------------------------------------------------------------
+
+def _as_int_action(action: Any) -> int:
+    """``action`` as a plain int (numpy integers too); IllegalActionError for bools and others."""
+    if isinstance(action, bool):
+        raise IllegalActionError(f"{action!r} is not a TOHM action (actions are whole numbers)")
+    try:
+        return operator.index(action)
+    except TypeError:
+        raise IllegalActionError(f"{action!r} is not a TOHM action (actions are whole numbers)") from None
+
+
+class TohmState(State):
+    """A TOHM position. ``board`` is flat (``r * cols + c``), ``-1`` for an empty cell."""
+
+    __slots__ = (
+        "_cur", "board", "filled", "n_moves", "n_passes", "n_places", "n_removes",
+        "n_tris", "n_tris_others", "n_trophies", "phase", "roll", "supply",
+        "to_move", "trophies", "trophies_left", "turn",
+    )
+
+    game: TohmGame
+
+    def __init__(self, game: TohmGame) -> None:
+        super().__init__(game)
+        n = game.num_players
+        self.board: list[int] = [-1] * game.n_cells
+        self.supply: list[int] = [TOKENS] * n
+        self.filled = 0
+        """Tokens on the board."""
+        self.trophies: list[int] = [0] * n
+        self.trophies_left = TROPHIES
+        self.to_move = 0
+        self.phase = ROLL
+        self.roll: int | None = None
+        self.turn = 0
+        self._cur = CHANCE
+        self.n_tris = self.n_tris_others = self.n_trophies = 0
+        self.n_removes = self.n_moves = self.n_places = self.n_passes = 0
+
+    # --- protocol --------------------------------------------------------------------
+    def apply_action(self, action: Any) -> None:
+        """The base class's checked apply, with actions normalised to plain ints first: a
+        numpy integer is accepted, a bool, float or anything else is refused."""
+        if type(action) is not int:
+            action = _as_int_action(action)
+        super().apply_action(action)
+
+    def current_player(self) -> int:
+        return self._cur
+
+    def _legal_actions(self) -> list[int]:
+        phase = self.phase
+        g = self.game
+        if phase == ROLL:
+            return list(g.chance_legal)
+        if phase == OVER:
+            return []
+        d = self.roll
+        b = self.board
+        if d >= 3:  # type: ignore[operator]
+            if self.supply[self.to_move]:
+                acts = [i for i in g.cells_of[d] if b[i] < 0]  # type: ignore[index]
+                if acts:
+                    return acts
+            return [g.pass_id]
+        filled = self.filled
+        if d == 1:
+            if filled:
+                return [a for a, o in zip(g.remove_ids, b, strict=True) if o >= 0]
+            return [g.pass_id]
+        # d == 2
+        if 0 < filled < g.n_cells:
+            empty = [i for i, o in enumerate(b) if o < 0]
+            out: list[int] = []
+            move_ids = g.move_ids
+            for f, o in enumerate(b):
+                if o >= 0:
+                    ids = move_ids[f]
+                    out.extend([ids[t] for t in empty])
+            return out
+        return [g.pass_id]
+
+    def _apply(self, action: int) -> None:
+        if self.phase == ROLL:
+            self.roll = action
+            self.phase = ACT
+            self._cur = self.to_move
+            return
+        g = self.game
+        n = g.n_cells
+        p = self.to_move
+        b = self.board
+        if action < n:  # place
+            b[action] = p
+            self.supply[p] -= 1
+            self.filled += 1
+            self.n_places += 1
+            self._score(action, p, p)
+        elif action < g.move0:  # remove
+            i = action - n
+            self.supply[b[i]] += 1
+            b[i] = -1
+            self.filled -= 1
+            self.n_removes += 1
+        elif action < g.pass_id:  # move
+            f, t = divmod(action - g.move0, n)
+            owner = b[f]
+            b[f] = -1
+            b[t] = owner
+            self.n_moves += 1
+            self._score(t, owner, p)
+        else:
+            self.n_passes += 1
+        self.roll = None
+        self.turn += 1
+        if self.trophies_left == 0 or self.turn >= g.turn_limit:
+            self.phase = OVER
+            self._cur = TERMINAL
+        else:
+            p += 1
+            self.to_move = p = 0 if p == self.game.num_players else p
+            self.phase = ROLL
+            self._cur = CHANCE
+
+    def _score(self, i: int, owner: int, mover: int) -> None:
+        """Tris through cell ``i`` just filled by a token of ``owner`` (RULES.md "Tris")."""
+        g = self.game
+        b = self.board
+        row = [i]
+        for x in g.left[i]:
+            if b[x] != owner:
+                break
+            row.append(x)
+        for x in g.right[i]:
+            if b[x] != owner:
+                break
+            row.append(x)
+        col = [i]
+        for x in g.up[i]:
+            if b[x] != owner:
+                break
+            col.append(x)
+        for x in g.down[i]:
+            if b[x] != owner:
+                break
+            col.append(x)
+        tris = 0
+        gone: list[int] = []
+        if len(row) >= 3:
+            tris += 1
+            gone = row
+        if len(col) >= 3:
+            tris += 1
+            gone = gone + col[1:] if gone else col
+        if not tris:
+            return
+        # every token of every run goes back to its owner, trophies or not (docs gap G2)
+        for x in gone:
+            b[x] = -1
+        k = len(gone)
+        self.supply[owner] += k
+        self.filled -= k
+        given = tris if tris <= self.trophies_left else self.trophies_left
+        self.trophies[owner] += given
+        self.trophies_left -= given
+        self.n_tris += tris
+        self.n_trophies += given
+        if owner != mover:
+            self.n_tris_others += tris
+
+    def _copy(self) -> TohmState:
+        s = TohmState.__new__(TohmState)
+        s.game = self.game
+        s._legal = None
+        s._cur = self._cur
+        s.board = self.board[:]
+        s.supply = self.supply[:]
+        s.filled = self.filled
+        s.trophies = self.trophies[:]
+        s.trophies_left = self.trophies_left
+        s.to_move = self.to_move
+        s.phase = self.phase
+        s.roll = self.roll
+        s.turn = self.turn
+        s.n_tris = self.n_tris
+        s.n_tris_others = self.n_tris_others
+        s.n_trophies = self.n_trophies
+        s.n_removes = self.n_removes
+        s.n_moves = self.n_moves
+        s.n_places = self.n_places
+        s.n_passes = self.n_passes
+        return s
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.phase != ROLL:
+            return []
+        return list(self.game.chance_outcomes)
+
+    def returns(self) -> list[float]:
+        n = self.game.num_players
+        if self.phase != OVER:
+            return [0.0] * n
+        best = max(self.trophies)
+        winners = [p for p in range(n) if self.trophies[p] == best]
+        share = 1.0 / len(winners)
+        return [share if p in winners else 0.0 for p in range(n)]
+
+    def counters(self) -> dict[str, int]:
+        """Event counts since the initial state (a position read from JSON starts at 0)."""
+        return {
+            "tris": self.n_tris,
+            "tris_for_others": self.n_tris_others,
+            "trophies_given": self.n_trophies,
+            "removes": self.n_removes,
+            "moves": self.n_moves,
+            "places": self.n_places,
+            "passes": self.n_passes,
+        }
+
+    # --- actions as JSON and text ----------------------------------------------------
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        if type(action) is not int:
+            action = _as_int_action(action)
+        g = self.game
+        if self.phase == ROLL:
+            if not 1 <= action <= 6:
+                raise IllegalActionError(f"{action!r} is not a die face (1-6)")
+            return {"roll": action}
+        n = g.n_cells
+        if 0 <= action < n:
+            return {"place": list(g.rc(action))}
+        if n <= action < g.move0:
+            return {"remove": list(g.rc(action - n))}
+        if g.move0 <= action < g.pass_id:
+            f, t = divmod(action - g.move0, n)
+            return {"move": [list(g.rc(f)), list(g.rc(t))]}
+        if action == g.pass_id:
+            return {"pass": True}
+        raise IllegalActionError(f"{action!r} is not a TOHM action (0 to {g.pass_id})")
+
+    def _cell_from_json(self, value: Any, what: str) -> int:
+        g = self.game
+        if (
+            not isinstance(value, (list, tuple))
+            or len(value) != 2
+            or any(isinstance(x, bool) or not isinstance(x, int) for x in value)
+        ):
+            raise IllegalActionError(f"{what} must be a cell [row, col] of two whole numbers, not {value!r}")
+        r, c = value
+        if not (0 <= r < g.rows and 0 <= c < g.cols):
+            raise IllegalActionError(
+                f"{what} {[r, c]} is off the board (rows 0-{g.rows - 1}, cols 0-{g.cols - 1})"
+            )
+        return r * g.cols + c
+
+    def action_from_json(self, data: Mapping[str, Any]) -> int:
+        if not isinstance(data, Mapping):
+            raise IllegalActionError(f"a TOHM action is a JSON object, not {data!r}")
+        keys = [k for k in ("roll", "place", "remove", "move", "pass") if k in data]
+        extra = sorted(str(k) for k in data if k not in ("roll", "place", "remove", "move", "pass"))
+        if extra:
+            raise IllegalActionError(
+                f"unknown key {extra[0]!r} in action {data!r}; a TOHM action has one of the keys "
+                "roll, place, remove, move, pass"
+            )
+        if len(keys) != 1:
+            raise IllegalActionError(
+                f"a TOHM action has exactly one of the keys roll, place, remove, move, pass: {data!r}"
+            )
+        key = keys[0]
+        value = data[key]
+        g = self.game
+        if key == "roll":
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+                raise IllegalActionError(f"roll must be a die face 1 to 6, not {value!r}")
+            if self.phase != ROLL:
+                raise IllegalActionError(
+                    f"{{\"roll\": {value}}} is not legal now: {self._who()} to act, not chance"
+                )
+            return value
+        if key == "pass":
+            if value is not True:
+                raise IllegalActionError(f'pass is written {{"pass": true}}, not {data!r}')
+            action = g.pass_id
+        elif key == "place":
+            action = self._cell_from_json(value, "place")
+        elif key == "remove":
+            action = g.remove0 + self._cell_from_json(value, "remove")
+        else:
+            if not isinstance(value, (list, tuple)) or len(value) != 2:
+                raise IllegalActionError(f"move must be [[row, col], [row, col]], not {value!r}")
+            f = self._cell_from_json(value[0], "move origin")
+            t = self._cell_from_json(value[1], "move destination")
+            if f == t:
+                raise IllegalActionError(f"a move goes to a different cell, not {value!r} to itself")
+            action = g.move0 + f * g.n_cells + t
+        if self.phase == ROLL:
+            raise IllegalActionError(
+                f"{json.dumps(dict(data))} is not legal now: the die must be rolled first"
+            )
+        return action
+
+    def _who(self) -> str:
+        if self.phase == OVER:
+            return "nobody (the game is over)"
+        return f"player {self.to_move}"
+
+    def action_to_string(self, action: int) -> str:
+        data = self.action_to_json(action)
+        if "roll" in data:
+            return f"roll {data['roll']}"
+        if "pass" in data:
+            return "pass"
+        if "place" in data:
+            return "place {},{}".format(*data["place"])
+        if "remove" in data:
+            return "remove {},{}".format(*data["remove"])
+        (r, c), (r2, c2) = data["move"]
+        return f"move {r},{c}-{r2},{c2}"
+
+    _WORDS = {
+        "roll": "roll", "r": "roll", "die": "roll",
+        "place": "place", "p": "place", "pl": "place", "put": "place",
+        "remove": "remove", "rm": "remove", "del": "remove",
+        "move": "move", "mv": "move", "m": "move",
+        "pass": "pass",
+    }
+    _CELL = r"(\d+)\s*[,\s]\s*(\d+)"
+    _ARGS = {
+        "roll": re.compile(r"(\d+)"),
+        "place": re.compile(_CELL),
+        "remove": re.compile(_CELL),
+        "move": re.compile(_CELL + r"\s*(?:->|-|>|\s)\s*" + _CELL),
+        "pass": re.compile(r""),
+    }
+
+    def action_from_string(self, text: str) -> int:
+        """``roll 4``, ``place 1,2`` (``p 1 2``), ``remove 0,0`` (``rm``), ``move 0,0-2,2``
+        (``mv 0,0 2,2``), ``pass``; or canonical JSON text."""
+        if not isinstance(text, str):
+            raise IllegalActionError(f"an action text is a string, not {text!r}")
+        stripped = text.strip()
+        if stripped.startswith("{"):
+            return super().action_from_string(stripped)
+        parts = stripped.split(None, 1)
+        word = self._WORDS.get(parts[0].lower()) if parts else None
+        match = self._ARGS[word].fullmatch(parts[1].strip() if len(parts) > 1 else "") if word else None
+        if match is None:
+            raise IllegalActionError(
+                f"cannot read {text!r} as a TOHM action; try: roll 4, place 1,2, remove 0,0, "
+                "move 0,0-2,2, pass (or JSON)"
+            )
+        nums = [int(x) for x in match.groups()]
+        if word == "roll":
+            return self.action_from_json({"roll": nums[0]})
+        if word == "pass":
+            return self.action_from_json({"pass": True})
+        if word == "move":
+            return self.action_from_json({"move": [nums[:2], nums[2:]]})
+        return self.action_from_json({word: nums})
+
+    # --- positions -------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        g = self.game
+        cols = g.cols
+        b = self.board
+        return {
+            "game": g.name,
+            "players": g.num_players,
+            "rows": g.rows,
+            "cols": cols,
+            "layout": [list(row) for row in g.layout],
+            "board": [
+                [None if b[i] < 0 else b[i] for i in range(r * cols, r * cols + cols)]
+                for r in range(g.rows)
+            ],
+            "supply": list(self.supply),
+            "trophies": list(self.trophies),
+            "trophies_left": self.trophies_left,
+            "to_move": self.to_move,
+            "phase": PHASES[self.phase],
+            "roll": self.roll,
+            "turn": self.turn,
+        }
+
+    def render(self) -> str:
+        g = self.game
+        n = g.num_players
+        lines = [
+            f"TOHM  {n} players  board {g.rows}x{g.cols}  turn {self.turn}/{g.turn_limit}",
+            "    " + "".join(f"{c:>4}" for c in range(g.cols)),
+        ]
+        for r in range(g.rows):
+            cells = []
+            for c in range(g.cols):
+                i = r * g.cols + c
+                o = self.board[i]
+                cells.append(f"{g.numbers[i]}{'.' if o < 0 else SEAT_LETTERS[o]}".rjust(4))
+            lines.append(f"{r:>4}" + "".join(cells))
+        lines.append("(cell = its number, then the token: A = seat 0, B = seat 1, ...; . = empty)")
+        lines.append(
+            "supply:   " + "  ".join(f"{SEAT_LETTERS[p]}{p}={self.supply[p]}" for p in range(n))
+        )
+        lines.append(
+            "trophies: " + "  ".join(f"{SEAT_LETTERS[p]}{p}={self.trophies[p]}" for p in range(n))
+            + f"  (left {self.trophies_left})"
+        )
+        if self.phase == OVER:
+            ret = self.returns()
+            winners = ", ".join(f"{SEAT_LETTERS[p]}{p}" for p in range(n) if ret[p] > 0)
+            lines.append(f"game over: winner(s) {winners}")
+        elif self.phase == ROLL:
+            lines.append(f"to move: {SEAT_LETTERS[self.to_move]}{self.to_move}  phase: roll  die: -")
+        else:
+            lines.append(
+                f"to move: {SEAT_LETTERS[self.to_move]}{self.to_move}  phase: act  die: {self.roll}"
+            )
+        return "\n".join(lines)
