@@ -90,7 +90,7 @@ def test_illegal_actions_raise_and_change_nothing(name: str, players: int) -> No
     for s, _action in random_states(state, rng, max_actions=200):
         legal = set(s.legal_actions())
         space = game.max_chance_outcomes() if s.is_chance_node() else game.num_distinct_actions()
-        illegal = [a for a in range(min(space, 400)) if a not in legal][:3] + [-1, space + 5]
+        illegal = [*[a for a in range(min(space, 400)) if a not in legal][:3], -1, space + 5]
         before = s.to_json()
         for a in illegal:
             with pytest.raises(IllegalActionError):
@@ -169,3 +169,13 @@ def test_position_missing_a_key_is_named(name: str) -> None:
     del data[key]
     with pytest.raises(ValueError, match=key):
         game.state_from_json(data)
+
+
+@pytest.mark.parametrize("name", ludoteca.GAMES)
+@pytest.mark.parametrize("bad", [True, 1.0, "3", None, (1,)])
+def test_non_integer_actions_are_refused(name: str, bad: object) -> None:
+    state = ludoteca.load_game(name, **options_for(name, 2)).new_initial_state()
+    before = state.to_json()
+    with pytest.raises(IllegalActionError):
+        state.apply_action(bad)
+    assert state.to_json() == before

@@ -85,10 +85,10 @@ def test_save_then_load_continues_the_same_game(tmp_path: Path) -> None:
         child.expect(PROMPT)
         child.sendline("1")
     child.expect(PROMPT)
+    position = child.before
     child.sendline(f"save {path}")
     child.expect("Game record saved")
     child.expect(PROMPT)
-    position = child.before
     child.sendline("quit")
     child.expect(pexpect.EOF)
     record = json.loads(path.read_text())

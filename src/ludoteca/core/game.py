@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -23,6 +24,16 @@ from ludoteca.core.options import Option, resolve_options
 
 Action = Any
 """An engine action: an ``int`` for every game (EXAGON may wrap one with its elapsed time)."""
+
+
+def as_action_int(action: object) -> int:
+    """An integer-like action (e.g. a numpy integer) as a plain int; others are refused."""
+    if isinstance(action, bool | float):
+        raise IllegalActionError(f"{action!r} is not an action: actions are whole numbers")
+    try:
+        return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        raise IllegalActionError(f"{action!r} is not an action: actions are whole numbers") from None
 
 
 class Game(ABC):
@@ -151,10 +162,17 @@ class State(ABC):
     def is_legal(self, action: Action) -> bool:
         if self._legal is None:
             self._legal = self._legal_actions()
+        if type(action) is not int:
+            try:
+                action = as_action_int(action)
+            except IllegalActionError:
+                return False
         return action in self._legal
 
     def apply_action(self, action: Action) -> None:
         """Play ``action``; an illegal one raises IllegalActionError and changes nothing."""
+        if type(action) is not int:
+            action = as_action_int(action)
         if self._legal is None:
             self._legal = self._legal_actions()
         if action not in self._legal:
