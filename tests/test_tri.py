@@ -1,0 +1,701 @@
+"""TRI: scenario tests (each names the rule it checks), property tests, bad input."""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ludoteca import CHANCE, TERMINAL, IllegalActionError, Record, load_game
+from ludoteca.core.chance import sample_chance
+from ludoteca.games.tri import TriGame, TriState
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def position(players=2, size=4, owner=None, hands=None, alive=None, used=(), to_move=0, round=2,
+             turn=10, phase="act", battle=None):
+    return {
+        "game": "tri", "players": players, "size": size, "owner": dict(owner or {}),
+        "hands": hands if hands is not None else [[0, 2, 3, 4] for _ in range(players)],
+        "alive": alive if alive is not None else [True] * players,
+        "teleports_used": list(used), "to_move": to_move, "round": round, "turn": turn,
+        "phase": phase, "battle": battle,
+    }
+
+
+def square(r, c, seat):
+    return {f"{r},{c},{d}": seat for d in "NESW"}
+
+
+def load(data, **opts) -> TriState:
+    game = load_game("tri", players=data["players"], size=data["size"], **opts)
+    state = game.state_from_json(data)
+    assert state.to_json() == data  # exact round trip of every hand-written position
+    return state
+
+
+def play(state, *texts):
+    for text in texts:
+        state.apply_action(state.action_from_string(text))
+    return state
+
+
+def legal_strings(state):
+    return [state.action_to_string(a) for a in state.legal_actions()]
+
+
+def fill_all(size, seats):
+    """Owner map of a full board: triangle i (in index order) belongs to seats[i]."""
+    n = size
+    keys = [f"{r},{c},{d}" for r in range(n) for c in range(n) for d in "NESW"]
+    return {k: s for k, s in zip(keys, seats, strict=True) if s is not None}
+
+
+def random_step(state, rng):
+    if state.is_chance_node():
+        return sample_chance(state, rng)
+    legal = state.legal_actions()
+    return legal[rng.randrange(len(legal))]
+
+
+# --- options and geometry ----------------------------------------------------------------------
+
+
+def test_options_defaults_and_errors():
+    # Board (default): size 4 / 5 / 6 for 2 / 3 / 4 players; ties default "defender"; turn_limit 1000
+    assert [load_game("tri", players=p).options["size"] for p in (2, 3, 4)] == [4, 5, 6]
+    g = load_game("tri", players=2)
+    assert g.options["ties"] == "defender" and g.options["turn_limit"] == 1000
+    for bad, word in [({"size": 1}, "size"), ({"size": 13}, "size"), ({"ties": "draw"}, "ties"),
+                      ({"turn_limit": 0}, "turn_limit"), ({"colour": 1}, "colour"), ({"players": 5}, "players")]:
+        with pytest.raises(ValueError, match=word):
+            load_game("tri", **bad)
+    assert isinstance(g, TriGame)
+    # fixed action space: place/expand/attack/void per triangle, teleport per (square, triangle), 4 cards, pass
+    assert g.num_distinct_actions() == 4 * 64 + 16 * 64 + 4 + 1
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 7])
+def test_torus_adjacency(size):
+    # Board (default): three edge-neighbours; N-E, N-W, S-E, S-W inside a square;
+    # N(r,c)-S(r-1,c) and E(r,c)-W(r,c+1) modulo size.
+    g = load_game("tri", players=2, size=size)
+    idx = g.tri_index
+    n = size
+
+    def nb(key):
+        return {g.tri_key[u] for u in g.NB[idx[key]]}
+
+    for r in range(n):
+        for c in range(n):
+            assert nb(f"{r},{c},N") == {f"{r},{c},E", f"{r},{c},W", f"{(r - 1) % n},{c},S"}
+            assert nb(f"{r},{c},E") == {f"{r},{c},N", f"{r},{c},S", f"{r},{(c + 1) % n},W"}
+    # corner triangles wrap around the torus
+    assert f"{n - 1},0,S" in nb("0,0,N") and f"0,{n - 1},E" in nb("0,0,W")
+    assert f"{n - 1},0,W" in nb(f"{n - 1},{n - 1},E")
+    for t, ns in enumerate(g.NB):  # symmetric, three distinct, never itself
+        assert len(set(ns)) == 3 and t not in ns
+        assert all(t in g.NB[u] for u in ns)
+
+
+# --- placement round -----------------------------------------------------------------------------
+
+
+def test_placement_not_adjacent_to_any_unit():
+    # First round (seed): each player places on an empty triangle not adjacent to any placed unit.
+    state = load_game("tri", players=3, size=4).new_initial_state()
+    assert state.current_player() == 0 and state.to_json()["phase"] == "place"
+    assert len(state.legal_actions()) == 64
+    play(state, "place 0,0,N")
+    legal = set(legal_strings(state))
+    assert len(legal) == 64 - 4
+    for blocked in ("place 0,0,N", "place 0,0,E", "place 0,0,W", "place 3,0,S"):
+        assert blocked not in legal
+    play(state, "place 0,1,W")  # W(0,1) touches E(0,0), which is empty: allowed
+    assert "place 0,0,E" not in legal_strings(state) and "place 0,1,N" not in legal_strings(state)
+    play(state, "place 2,2,S")
+    d = state.to_json()
+    assert d["round"] == 2 and d["turn"] == 3 and d["phase"] == "act" and d["to_move"] == 0
+
+
+# --- battles -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_battle_dice_probabilities(k):
+    # Battles (seed): the attacker keeps the highest of k dice, k = adjacent attacker units;
+    # P(v) = (v^k - (v-1)^k) / 6^k. The defender rolls one die.
+    # W(1,2) touches N(1,2), S(1,2) and E(1,1).
+    attackers = ["1,2,N", "1,2,S", "1,1,E"][:k]
+    owner = {"1,2,W": 1, **{a: 0 for a in attackers}}
+    state = load(position(owner=owner))
+    play(state, "atk 1,2,W")
+    assert state.current_player() == CHANCE
+    b = state.to_json()["battle"]
+    assert b["dice"] == k and b["step"] == "attacker_roll" and b["attacker"] == 0 and b["defender"] == 1
+    out = {state.action_to_json(a)["roll"]: p for a, p in state.chance_outcomes()}
+    for v in range(1, 7):
+        assert out[v] == pytest.approx(float(Fraction(v ** k - (v - 1) ** k, 6 ** k)), abs=1e-15)
+    if k == 2:
+        assert out[6] == pytest.approx(11 / 36) and out[1] == pytest.approx(1 / 36)
+    if k == 3:
+        assert out[6] == pytest.approx(91 / 216)
+    assert sum(out.values()) == pytest.approx(1.0)
+    play(state, "roll 3")
+    assert state.to_json()["battle"]["step"] == "defender_roll"
+    assert all(p == pytest.approx(1 / 6) for _, p in state.chance_outcomes())
+
+
+def test_battle_won_by_attacker_and_cards_discarded():
+    # Battles (seed): strictly greater total wins the target; both cards discarded at the reveal.
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1, "1,2,N": 1}))
+    play(state, "atk 1,2,W", "roll 4", "roll 5")
+    assert state.current_player() == 0 and state.to_move == 0
+    play(state, "card 3")
+    assert state.current_player() == 1 and state.to_json()["hands"][0] == [0, 2, 3, 4]  # kept until reveal
+    play(state, "card 2")  # 4 + 3 = 7 against 5 + 2 = 7: the defender holds (default ties)
+    d = state.to_json()
+    assert d["battle"]["step"] == "void"
+    assert d["hands"] == [[0, 2, 4], [0, 3, 4]]
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1, "1,2,N": 1}))
+    play(state, "atk 1,2,W", "roll 4", "roll 5", "card 4", "card 2")  # 8 > 7
+    d = state.to_json()
+    assert d["owner"]["1,2,W"] == 0 and d["battle"] is None and d["to_move"] == 1 and d["turn"] == 11
+    assert d["hands"] == [[0, 2, 3], [0, 3, 4]]
+    c = state.counters()
+    assert c["battles"] == 1 and c["battles_k1"] == 1 and c["attacker_wins_k1"] == 1
+
+
+@pytest.mark.parametrize(("ties", "attacker_wins"), [("defender", False), ("attacker", True)])
+def test_ties_option(ties, attacker_wins):
+    # Battles (default): equal totals -> the defender holds; option ties="attacker" flips it.
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1, "1,2,N": 1}), ties=ties)
+    play(state, "atk 1,2,W", "roll 3", "roll 5", "card 4", "card 2")  # 7 vs 7
+    d = state.to_json()
+    if attacker_wins:
+        assert d["owner"]["1,2,W"] == 0 and d["phase"] == "act"
+    else:
+        assert d["owner"]["1,2,W"] == 1 and d["battle"]["step"] == "void"
+
+
+def test_lost_attack_voids_unit_chosen_by_defender_and_reopens_square():
+    # Closed square (seed): cannot be attacked, attacks as usual, a lost battle can void one.
+    # Battles (seed): on a loss the defender chooses one attacker unit adjacent to the target.
+    owner = {**square(1, 1, 0), "1,2,W": 1, "1,2,N": 0, "0,0,N": 1}
+    state = load(position(owner=owner, to_move=1))
+    assert "atk 1,1,E" not in legal_strings(state)        # closed square cannot be attacked
+    assert "atk 1,2,N" in legal_strings(state)
+    state = load(position(owner=owner, to_move=0))
+    assert "atk 1,2,W" in legal_strings(state)            # ... but its triangles attack as usual
+    play(state, "atk 1,2,W", "roll 1", "roll 6", "card 0", "card 0")
+    assert state.current_player() == 1 and state.to_move == 0
+    assert legal_strings(state) == ["void 1,1,E", "void 1,2,N"]
+    assert state.is_closed(1 * 4 + 1)
+    play(state, "void 1,1,E")
+    d = state.to_json()
+    assert "1,1,E" not in d["owner"] and not state.is_closed(5) and d["to_move"] == 1
+    assert "exp 1,1,E" in legal_strings(state)
+
+
+def test_void_is_a_decision_even_with_one_choice():
+    # Convention: a forced choice is still an action (a lone void).
+    state = load(position(owner={"1,1,E": 0, "1,1,N": 0, "1,2,W": 1}))
+    play(state, "atk 1,2,W", "roll 1", "roll 6", "card 0", "card 0")
+    assert legal_strings(state) == ["void 1,1,E"]
+
+
+def test_cards_empty_hand_and_card_not_in_hand():
+    # Battles (seed): a player with an empty hand plays {"card": 0}; a card not in hand is illegal.
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1, "3,3,N": 1}, hands=[[2, 2], []]))
+    play(state, "atk 1,2,W", "roll 2", "roll 2")
+    assert legal_strings(state) == ["card 2"]
+    before = state.to_json()
+    with pytest.raises(IllegalActionError):
+        state.apply_json({"card": 3})
+    with pytest.raises(IllegalActionError):
+        state.apply_json({"card": 0})
+    assert state.to_json() == before
+    play(state, "card 2")
+    assert legal_strings(state) == ["card 0"]
+    play(state, "card 0")  # 2 + 2 > 2 + 0
+    d = state.to_json()
+    assert d["owner"]["1,2,W"] == 0 and d["hands"] == [[2], []]
+
+
+def test_secret_card_and_roll_hidden_until_reveal():
+    # Cards (seed): only the card chosen for the battle in progress is secret (rolls too, seed).
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1}))
+    play(state, "atk 1,2,W", "roll 6", "roll 2", "card 4")
+    full = state.to_json()["battle"]
+    assert full["attacker_card"] == 4 and full["attacker_roll"] == 6
+    for seat in (1, None):
+        b = state.observation(seat)["battle"]
+        assert b["attacker_card"] is None and b["attacker_roll"] is None
+        assert "attacker_card" in b["hidden"]
+    assert state.observation(None)["battle"]["defender_roll"] is None
+    assert state.observation(1)["battle"]["defender_roll"] == 2
+    assert state.observation(0)["battle"]["attacker_card"] == 4
+    assert state.observation(0)["battle"]["defender_roll"] is None
+    assert state.observation(1)["hands"] == [[0, 2, 3, 4], [0, 2, 3, 4]]  # hands public, card still held
+    with pytest.raises(ValueError):
+        state.observation(5)
+    # 3 players: a bystander sees neither secret
+    data = position(players=3, size=4, owner={"1,1,E": 0, "1,2,W": 1, "3,3,S": 2})
+    s3 = load(data)
+    play(s3, "atk 1,2,W", "roll 6", "roll 2")
+    b = s3.observation(2)["battle"]
+    assert b["attacker_roll"] is None and b["defender_roll"] is None
+
+
+def test_reveal_makes_everything_visible():
+    state = load(position(owner={"1,1,E": 0, "1,1,N": 0, "1,2,W": 1}))
+    play(state, "atk 1,2,W", "roll 1", "roll 6", "card 2", "card 3")
+    for seat in (0, 1, None):
+        b = state.observation(seat)["battle"]
+        assert (b["attacker_roll"], b["defender_roll"], b["attacker_card"], b["defender_card"]) == (1, 6, 2, 3)
+        assert "hidden" not in b
+
+
+# --- turns ---------------------------------------------------------------------------------------
+
+
+def test_pass_only_when_nothing_else():
+    # A turn (seed, must): pass only when no expand, attack or teleport exists.
+    # P0's only unit N(1,1) touches E(1,1), W(1,1) (P1, attackable) and S(0,1) (P1's closed square).
+    owner = {"1,1,N": 0, **square(0, 1, 1), "1,1,E": 1, "1,1,W": 1, "1,1,S": 1, "1,2,W": 1, "1,0,E": 1}
+    state = load(position(owner=owner))
+    assert legal_strings(state) == ["atk 1,1,E", "atk 1,1,W"]
+    owner2 = {**square(1, 1, 0), **square(0, 1, 1), **square(2, 1, 1), **square(1, 0, 1), **square(1, 2, 1)}
+    state = load(position(owner=owner2, to_move=0, used=["1,1"]))
+    assert legal_strings(state) == ["pass"]
+    play(state, "pass")
+    assert state.counters()["passes"] == 1 and state.to_move == 1
+
+
+def test_teleport_once_per_square_position():
+    # Teleport (seed "one teleport per square"; once per square position per game is our default).
+    owner = {**square(1, 1, 0), "3,3,S": 1}
+    state = load(position(owner=owner))
+    tps = [s for s in legal_strings(state) if s.startswith("tp")]
+    assert len(tps) == 64 - 5 and "tp 1,1>0,0,N" in tps
+    play(state, "tp 1,1>3,3,N")
+    d = state.to_json()
+    assert d["teleports_used"] == ["1,1"] and d["owner"]["3,3,N"] == 0 and state.counters()["teleports"] == 1
+    play(state, "exp 3,3,E")
+    assert not any(s.startswith("tp") for s in legal_strings(state))
+    # reopening and closing again does not grant a new teleport, not even to another player
+    d2 = position(owner={**square(1, 1, 1), "0,0,N": 0}, used=["1,1"], to_move=1)
+    assert not any(s.startswith("tp") for s in legal_strings(load(d2)))
+    d3 = position(owner={**square(1, 1, 1), "0,0,N": 0}, to_move=1)
+    assert any(s.startswith("tp") for s in legal_strings(load(d3)))
+
+
+def test_rounds_turns_and_card_income_after_every_third_round():
+    # Order (default) + Card income (seed): the placement round is round 1; income after rounds 3, 6, ...
+    state = load_game("tri", players=2).new_initial_state()
+    seen = []
+    while len(seen) < 2:
+        if state.to_json()["phase"] == "income_roll":
+            d = state.to_json()
+            seen.append((d["round"], d["turn"], d["to_move"]))
+            hands = d["hands"]
+            assert [f for f in (state.action_to_json(a)["income"] for a, _ in state.chance_outcomes())] == [
+                1, 2, 3, 4, 5, 6]
+            play(state, "income 5" if len(seen) == 1 else "income 6")
+            after = state.to_json()
+            gain = 3 if len(seen) == 1 else 4
+            assert after["hands"] == [sorted([*h, gain]) for h in hands]
+            assert after["round"] == d["round"] + 1 and after["phase"] == "act"
+            continue
+        if state.is_chance_node():
+            state.apply_action(state.legal_actions()[0])
+        else:
+            state.apply_action(state.legal_actions()[0])
+    assert seen == [(3, 6, 0), (6, 12, 0)]
+
+
+def test_income_face_values():
+    # Card income (seed): 1-3 -> +2, 4-5 -> +3, 6 -> +4, for every player still in the game.
+    for face, card in [(1, 2), (3, 2), (4, 3), (5, 3), (6, 4)]:
+        data = position(players=3, owner={"0,0,N": 1, "2,2,N": 2}, alive=[False, True, True],
+                        round=3, to_move=2)
+        state = load(data)
+        play(state, "exp 2,2,E")
+        d = state.to_json()
+        assert d["phase"] == "income_roll" and d["round"] == 3 and d["to_move"] == 1  # seat 0 is out
+        play(state, f"income {face}")
+        assert state.to_json()["hands"] == [[0, 2, 3, 4], sorted([0, 2, 3, 4, card]), sorted([0, 2, 3, 4, card])]
+
+
+def test_no_income_after_round_two():
+    state = load(position(owner={"0,0,N": 0, "2,2,N": 1}, round=2, to_move=1))
+    play(state, "exp 2,2,E")
+    d = state.to_json()
+    assert d["phase"] == "act" and d["round"] == 3 and d["to_move"] == 0
+
+
+# --- eliminations and end --------------------------------------------------------------------
+
+
+def test_elimination_when_board_full_with_more_than_two_players():
+    # Eliminations (seed): board full and >2 players -> fewest units out, triangles emptied;
+    # Card income (seed): after the first elimination every remaining player gains +2 and +3.
+    seats = [2] * 3 + [1] * 5 + [0] * 7 + [None]   # size 2: 16 triangles, the last (1,1,W) empty
+    owner = fill_all(2, seats)
+    state = load(position(players=3, size=2, owner=owner, to_move=0))
+    assert "exp 1,1,W" in legal_strings(state)
+    play(state, "exp 1,1,W")
+    d = state.to_json()
+    assert d["alive"] == [True, True, False] and 2 not in d["owner"].values()
+    assert d["hands"] == [[0, 2, 2, 3, 3, 4], [0, 2, 2, 3, 3, 4], [0, 2, 3, 4]]
+    assert d["phase"] == "act" and d["to_move"] == 1 and state.counters()["eliminations"] == 1
+    assert sum(1 for _ in d["owner"]) == 16 - 3
+
+
+def test_elimination_tie_lowest_card_total_is_out():
+    seats = [2] * 4 + [1] * 4 + [0] * 7 + [None]
+    state = load(position(players=3, size=2, owner=fill_all(2, seats), hands=[[0], [4], [2, 3]]))
+    play(state, "exp 1,1,W")
+    assert state.to_json()["alive"] == [True, False, True]
+
+
+def test_elimination_full_tie_goes_to_chance_node():
+    seats = [2] * 4 + [1] * 4 + [0] * 7 + [None]
+    state = load(position(players=3, size=2, owner=fill_all(2, seats), hands=[[0], [2, 3], [0, 2, 3]]))
+    play(state, "exp 1,1,W")
+    d = state.to_json()
+    assert d["phase"] == "tiebreak" and state.current_player() == CHANCE and d["turn"] == 11
+    assert load(d).to_json() == d
+    outs = [(state.action_to_json(a), p) for a, p in state.chance_outcomes()]
+    assert outs == [({"out": 1}, 0.5), ({"out": 2}, 0.5)]
+    play(state, "out 1")
+    d = state.to_json()
+    assert d["alive"] == [True, False, True] and d["phase"] == "act" and d["to_move"] == 2
+
+
+def test_second_elimination_income():
+    # Card income (seed): after the second elimination two +2 and one +4.
+    seats = [2] * 4 + [1] * 5 + [0] * 6 + [None]
+    state = load(position(players=4, size=2, owner=fill_all(2, seats), alive=[True, True, True, False],
+                          hands=[[], [], [], []]))
+    play(state, "exp 1,1,W")
+    d = state.to_json()
+    assert d["alive"] == [True, True, False, False]
+    assert d["hands"] == [[2, 2, 4], [2, 2, 4], [], []]
+
+
+def test_end_with_two_players_and_full_board():
+    # End (seed): no empty triangle and two players -> over; most units wins.
+    seats = [1] * 7 + [0] * 8 + [None]
+    state = load(position(size=2, owner=fill_all(2, seats)))
+    play(state, "exp 1,1,W")
+    assert state.is_terminal() and state.current_player() == TERMINAL
+    assert state.returns() == [1.0, 0.0] and state.legal_actions() == []
+    seats = [1] * 8 + [0] * 7 + [None]
+    state = load(position(size=2, owner=fill_all(2, seats)))
+    play(state, "exp 1,1,W")
+    assert state.returns() == [0.5, 0.5]  # 8 all: ties share
+    with pytest.raises(IllegalActionError, match="over"):
+        state.apply_action(0)
+
+
+def test_player_without_units_is_out():
+    # Eliminations (default): a player with no unit left after the first round is out.
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1, "2,2,N": 1}))
+    play(state, "atk 1,2,W", "roll 1", "roll 6", "card 0", "card 0", "void 1,1,E")
+    assert state.is_terminal() and state.returns() == [0.0, 1.0]
+    # 3 players: the defender loses its last unit; the others gain +2 and +3
+    state = load(position(players=3, owner={"1,1,E": 0, "1,2,W": 1, "3,3,N": 2}))
+    play(state, "atk 1,2,W", "roll 6", "roll 1", "card 0", "card 0")
+    d = state.to_json()
+    assert d["alive"] == [True, False, True] and d["to_move"] == 2
+    assert d["hands"] == [[2, 2, 3, 3, 4], [2, 3, 4], [0, 2, 2, 3, 3, 4]]
+
+
+def test_turn_limit():
+    # Conventions: reaching turn_limit ends the game; leaders by units share.
+    state = load_game("tri", players=2, turn_limit=3).new_initial_state()
+    play(state, "place 0,0,N", "place 2,2,N")
+    assert state.to_json()["turn"] == 2 and not state.is_terminal()
+    play(state, "exp 0,0,E")
+    assert state.is_terminal() and state.to_json()["turn"] == 3 and state.returns() == [1.0, 0.0]
+    state = load_game("tri", players=3, turn_limit=2).new_initial_state()
+    play(state, "place 0,0,N", "place 2,2,N")
+    assert state.is_terminal() and state.returns() == [0.5, 0.5, 0.0]
+
+
+# --- actions, notation, JSON -------------------------------------------------------------------
+
+
+def test_action_json_and_strings():
+    state = load(position(owner={**square(1, 1, 0), "1,2,W": 1}))
+    for a in state.legal_actions():
+        j = state.action_to_json(a)
+        assert state.action_from_json(j) == a
+        assert state.action_from_string(state.action_to_string(a)) == a
+        assert state.action_from_string(json.dumps(j)) == a
+    assert state.action_to_json(state.action_from_string("tp 1,1>3,1,W")) == {
+        "teleport": {"square": [1, 1], "to": [3, 1, "W"]}}
+    assert state.action_to_json(state.action_from_string("exp 1,2,E")) == {"expand": [1, 2, "E"]}
+    assert state.action_to_string(state.action_from_json({"attack": [1, 2, "W"]})) == "atk 1,2,W"
+    assert state.action_to_json(state.action_from_string("pass")) == {"pass": True}
+    play(state, "atk 1,2,W")
+    assert state.action_to_json(state.action_from_string("roll 5")) == {"roll": 5}
+    assert state.action_to_string(state.action_from_json({"roll": 2})) == "roll 2"
+
+
+@pytest.mark.parametrize("bad", [
+    {}, {"place": [0, 0]}, {"place": [0, 0, "X"]}, {"place": [4, 0, "N"]}, {"place": [0, -1, "N"]},
+    {"place": [True, 0, "N"]}, {"expand": "0,0,N"}, {"card": 1}, {"card": True}, {"card": "2"},
+    {"pass": False}, {"teleport": {"square": [0, 0]}}, {"teleport": {"square": [9, 0], "to": [0, 0, "N"]}},
+    {"roll": 3}, {"fly": [0, 0, "N"]}, {"place": [0, 0, "N"], "pass": True}, [1, 2],
+])
+def test_malformed_actions(bad):
+    state = load(position(owner={"0,0,N": 0, "2,2,N": 1}))
+    with pytest.raises(IllegalActionError):
+        state.action_from_json(bad)
+
+
+@pytest.mark.parametrize("text", ["", "jump 1,2,N", "place 1,2", "card x", "tp 1,1,3,1,W", "pass now", "[1]",
+                                  "{bad json"])
+def test_malformed_strings(text):
+    state = load(position(owner={"0,0,N": 0, "2,2,N": 1}))
+    with pytest.raises(IllegalActionError):
+        state.action_from_string(text)
+
+
+def test_chance_json_at_chance_nodes_only():
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1}))
+    play(state, "atk 1,2,W")
+    with pytest.raises(IllegalActionError):
+        state.action_from_json({"expand": [0, 0, "N"]})
+    for bad in ({"roll": 0}, {"roll": 7}, {"out": 2}, {"income": True}):
+        with pytest.raises(IllegalActionError):
+            state.action_from_json(bad)
+    with pytest.raises(IllegalActionError):  # an income face is not a battle roll
+        state.apply_json({"income": 3})
+
+
+BAD_POSITIONS = [
+    ({"game": "exactly"}, "game"),
+    ({"players": 3}, "players"),
+    ({"size": 5}, "size"),
+    ({"owner": {"9,0,N": 0}}, "owner"),
+    ({"owner": {"0,0,Q": 0}}, "owner"),
+    ({"owner": {"0,0,N": 7}}, "owner"),
+    ({"owner": []}, "owner"),
+    ({"hands": [[0, 1], [0]]}, "hands"),
+    ({"hands": [[0]]}, "hands"),
+    ({"alive": [True]}, "alive"),
+    ({"alive": [False, False]}, "alive"),
+    ({"teleports_used": ["0,0,N"]}, "teleports_used"),
+    ({"teleports_used": ["0,0", "0,0"]}, "teleports_used"),
+    ({"to_move": 2}, "to_move"),
+    ({"round": 0}, "round"),
+    ({"round": 1}, "round"),
+    ({"turn": -1}, "turn"),
+    ({"turn": 1000}, "turn limit"),
+    ({"phase": "move"}, "phase"),
+    ({"phase": "income_roll"}, "income"),
+    ({"battle": {"attacker": 0}}, "battle"),
+    ({"phase": "battle"}, "battle"),
+    ({"phase": "tiebreak"}, "tiebreak"),
+    ({"phase": "place", "round": 1}, "placement"),
+    ({"owner": {"0,0,N": 0}}, "no unit"),
+    ({"alive": [True, False]}, "out of the game"),
+]
+
+
+@pytest.mark.parametrize(("change", "word"), BAD_POSITIONS)
+def test_bad_positions(change, word):
+    data = position(owner={"0,0,N": 0, "2,2,N": 1})
+    data.update(change)
+    with pytest.raises(ValueError, match=word):
+        load_game("tri", players=2).state_from_json(data)
+
+
+def test_bad_battle_positions():
+    base = position(owner={"1,1,E": 0, "1,2,W": 1}, phase="battle")
+    good = {"attacker": 0, "defender": 1, "target": "1,2,W", "dice": 1, "step": "defender_card",
+            "attacker_roll": 3, "defender_roll": 4, "attacker_card": 2, "defender_card": None}
+    load({**base, "battle": good})
+    g = load_game("tri", players=2)
+    for change, word in [({"dice": 2}, "dice"), ({"target": "1,1,E"}, "target"), ({"attacker": 1}, "attacker"),
+                         ({"step": "reveal"}, "step"), ({"attacker_roll": 7}, "attacker_roll"),
+                         ({"defender_card": 3}, "defender_card"), ({"attacker_card": 5}, "attacker_card"),
+                         ({"step": "void", "defender_card": 0}, "failed")]:
+        with pytest.raises(ValueError, match=word):
+            g.state_from_json({**base, "battle": {**good, **change}})
+    with pytest.raises(ValueError, match="hand"):
+        g.state_from_json({**base, "hands": [[0, 3], [0]], "battle": good})
+
+
+def test_render_shows_board_hands_and_battle():
+    state = load(position(owner={**square(1, 1, 0), "1,2,W": 1}))
+    play(state, "atk 1,2,W", "roll 2")
+    text = state.render()
+    assert "#" in text and "P0" in text and "P1" in text and "battle" in text and "round 2" in text
+    assert "cards [0 2 3 4]" in text
+
+
+# --- properties --------------------------------------------------------------------------------
+
+GAMES = st.tuples(st.integers(2, 4), st.integers(2, 4), st.sampled_from(["defender", "attacker"]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(GAMES, st.integers(0, 2 ** 32))
+def test_random_playouts_end_and_conserve(spec, seed):
+    players, size, ties = spec
+    game = load_game("tri", players=players, size=size, ties=ties)
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    T = 4 * size * size
+    steps = 0
+    while not state.is_terminal():
+        d = state.to_json()
+        owned = d["owner"]
+        assert len(owned) + state.empty == T  # conservation
+        assert sum(state.units()) == len(owned)
+        assert all(d["alive"][s] for s in owned.values())
+        if state.is_chance_node():
+            assert sum(p for _, p in state.chance_outcomes()) == pytest.approx(1.0)
+            assert [a for a, _ in state.chance_outcomes()] == state.legal_actions()
+            assert all(0 <= a < game.max_chance_outcomes() for a in state.legal_actions())
+        else:
+            legal = state.legal_actions()
+            assert legal == sorted(set(legal)) and legal
+            assert all(0 <= a < game.num_distinct_actions() for a in legal)
+        state.apply_action(random_step(state, rng))
+        steps += 1
+        assert steps < 20000
+    r = state.returns()
+    assert sum(r) == pytest.approx(1.0) and max(r) > 0
+
+
+def _ends_turn(state, action) -> bool:
+    """Whether ``action`` completes the mover's turn (Conventions: ``turn`` counts player turns)."""
+    if state.is_chance_node():
+        return False
+    key, _ = next(iter(state.action_to_json(action).items()))
+    if key in ("place", "expand", "teleport", "pass", "void"):
+        return True
+    if key == "card" and state.to_json()["battle"]["step"] == "defender_card":
+        after = state.clone()
+        after.apply_action(action)
+        return after.to_json()["battle"] is None  # the attacker won at the reveal
+    return False
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_default_games_turn_and_round_counters(players):
+    # Conventions: turn counts completed player turns; Order: rounds in seat order, income after 3, 6, ...
+    game = load_game("tri", players=players)
+    rng = random.Random(players)
+    state = game.new_initial_state()
+    turns = 0
+    while not state.is_terminal():
+        a = random_step(state, rng)
+        before = state.to_json()
+        turns += _ends_turn(state, a)
+        state.apply_action(a)
+        d = state.to_json()
+        assert d["turn"] == turns
+        assert d["round"] in (before["round"], before["round"] + 1)
+        if d["phase"] == "income_roll":
+            assert d["round"] % 3 == 0 and d["to_move"] == d["alive"].index(True)
+    assert state.to_json()["turn"] <= 1000
+
+
+@settings(max_examples=25, deadline=None)
+@given(GAMES, st.integers(0, 2 ** 32))
+def test_json_round_trip_clone_and_illegal(spec, seed):
+    players, size, ties = spec
+    game = load_game("tri", players=players, size=size, ties=ties)
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    for _ in range(250):
+        if state.is_terminal():
+            break
+        d = state.to_json()
+        rebuilt = game.state_from_json(json.loads(json.dumps(d)))
+        assert rebuilt.to_json() == d
+        assert rebuilt.legal_actions() == state.legal_actions()
+        assert rebuilt.current_player() == state.current_player()
+        assert rebuilt.chance_outcomes() == state.chance_outcomes()
+        # illegal actions raise and change nothing
+        legal = set(state.legal_actions())
+        bad = next(a for a in (rng.randrange(game.num_distinct_actions()) for _ in range(50)) if a not in legal)
+        with pytest.raises(IllegalActionError):
+            state.apply_action(bad)
+        assert state.to_json() == d
+        # clone independence
+        twin = state.clone()
+        a = random_step(state, rng)
+        twin.apply_action(a)
+        assert state.to_json() == d
+        state.apply_action(a)
+        rebuilt.apply_action(a)
+        assert state.to_json() == twin.to_json() == rebuilt.to_json()
+
+
+@settings(max_examples=20, deadline=None)
+@given(GAMES, st.integers(0, 2 ** 32))
+def test_records_replay(spec, seed):
+    players, size, ties = spec
+    game = load_game("tri", players=players, size=size, ties=ties)
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    record = Record.start(game)
+    while not state.is_terminal() and len(record.actions) < 600:
+        a = random_step(state, rng)
+        record.add(state, a)
+        state.apply_action(a)
+    replayed = Record.loads(record.dumps()).replay()
+    assert replayed.to_json() == state.to_json()
+    assert replayed.counters() == state.counters()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2 ** 32), st.sampled_from(
+    ["owner", "hands", "alive", "teleports_used", "to_move", "round", "turn", "phase", "battle", "size"]),
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.text(max_size=6),
+              st.lists(st.integers(-1, 5), max_size=5), st.dictionaries(st.text(max_size=6), st.integers(-1, 4))))
+def test_corrupted_positions_raise_value_error(seed, key, junk):
+    game = load_game("tri", players=3, size=3)
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    for _ in range(rng.randrange(120)):
+        if state.is_terminal():
+            break
+        state.apply_action(random_step(state, rng))
+    data = state.to_json()
+    data[key] = junk
+    try:
+        rebuilt = game.state_from_json(data)
+    except ValueError:
+        return
+    assert rebuilt.to_json()[key] == junk or key == "hands"
+
+
+def test_counters_copied_by_clone():
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1, "0,0,N": 0}))
+    play(state, "exp 0,0,E")
+    twin = state.clone()
+    assert twin.counters() == state.counters() and twin.counters()["expands"] == 1
+    play(twin, "exp 2,2,N" if "exp 2,2,N" in legal_strings(twin) else legal_strings(twin)[0])
+    assert state.counters()["expands"] == 1
+    assert set(state.counters()) == {
+        "battles", "battles_k1", "battles_k2", "battles_k3", "attacker_wins_k1", "attacker_wins_k2",
+        "attacker_wins_k3", "squares_closed", "teleports", "eliminations", "expands", "passes"}
+
+
+def test_squares_closed_counter():
+    state = load(position(owner={"1,1,N": 0, "1,1,E": 0, "1,1,S": 0, "3,3,N": 1}))
+    play(state, "exp 1,1,W")
+    assert state.counters()["squares_closed"] == 1 and state.is_closed(5)
