@@ -1,0 +1,1132 @@
+"""EXAGON (seed ``004_…``), 2 to 5 players.
+
+Hexagonal tiles carry a number 1-9 on each of their six sides (three tiles have a Jolly area,
+three an Exagon area). Players attach tiles from their hand to the table so that every touching
+side matches; a tile touching 2+ tiles lets the turn go on, 3/4/5 earn bonuses, a tile touching
+one tile ends the turn unless a bonus is spent on it. Placing one's last tile or a tile touching
+six tiles (the perfect fit) wins. Rules: RULES.md section 4 and ``docs/rules/exagon.md``.
+
+Action encoding (``N`` tiles, tile *index* ``t`` = its position in the tile list, ``R = N - 1``,
+``W = 2R + 1``, cell ``[q, r]`` with ``|q|, |r| <= R`` has index ``c = (q + R) * W + (r + R)``,
+``C = W * W`` cells, ``n`` players):
+
+* ``t``                             deal tile ``t`` (chance outcomes, ``0 <= t < N``)
+* ``N + (t * C + c) * 6 + rot``     place tile ``t`` on cell ``c`` with rotation ``rot``
+* ``P + t * n + seat``              give tile ``t`` to ``seat``        (``P = N + N * C * 6``)
+* ``P + N * n``                     stop
+* ``P + N * n + 1``                 pass
+* ``P + N * n + 2``                 timeout (accepted, never listed)
+
+The ranges are disjoint, so an int (and its JSON) means the same in every position; deals are
+tile indices (the tile ids for the default set). An action carrying ``elapsed`` is a
+:class:`Timed` ``(action, elapsed)``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ludoteca.core.constants import CHANCE, TERMINAL
+from ludoteca.core.errors import IllegalActionError
+from ludoteca.core.game import Action, Game, State
+from ludoteca.core.jsonutil import need, need_int
+from ludoteca.core.options import Option, as_bool, as_int, parse_option_text
+
+J, X = 10, 11
+"""Internal codes of the Jolly and Exagon areas (numbers are 1-9)."""
+SYMBOLS = {J: "J", X: "X"}
+CODES = {"J": J, "X": X}
+
+DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+"""Axial offsets of directions 0-5 (RULES.md)."""
+
+DEAL, OPENING, TURN, OVER = 0, 1, 2, 3
+PHASES = ("deal", "opening", "turn", "over")
+
+IN_TABLE, ASIDE, UNDEALT = -1, -2, -3
+"""Owner codes of tiles not in a hand."""
+
+WIN_POINTS = 20
+TOURNAMENT_TARGET = 50
+JOLLY_PENALTY = 3
+END_REASONS = ("last_tile", "perfect_fit", "blocked", "turn_limit")
+
+
+class Timed(NamedTuple):
+    """An action with the seconds elapsed since the previous action of the turn."""
+
+    action: int
+    elapsed: float
+
+
+# --- tile sets ------------------------------------------------------------------------
+
+def _canonical(sides: tuple[int, ...]) -> tuple[int, ...]:
+    return min(sides[i:] + sides[:i] for i in range(6))
+
+
+def validate_tiles(data: Any, players: int | None = None) -> list[dict[str, Any]]:
+    """A designer's tile list checked against RULES.md; returns it normalized.
+
+    Raises ValueError saying which tile is wrong and why.
+    """
+    if not isinstance(data, list):
+        raise ValueError(f"the tile set must be a list of tiles, not {type(data).__name__}")
+    if not data:
+        raise ValueError("the tile set is empty")
+    out: list[dict[str, Any]] = []
+    seen_ids: dict[int, int] = {}
+    shapes: dict[tuple[int, ...], int] = {}
+    for i, tile in enumerate(data):
+        where = f"tile #{i}"
+        if not isinstance(tile, Mapping):
+            raise ValueError(f"{where} must be an object with id, sides, star, star_points")
+        tid = need(tile, "id", int, where)
+        where = f"tile {tid}"
+        if tid in seen_ids:
+            raise ValueError(f"tile id {tid} is used twice (tiles #{seen_ids[tid]} and #{i})")
+        seen_ids[tid] = i
+        sides = need(tile, "sides", list, where)
+        if len(sides) != 6:
+            raise ValueError(f"{where} must have 6 sides, not {len(sides)}")
+        codes = []
+        for s in sides:
+            if isinstance(s, str) and s in CODES:
+                codes.append(CODES[s])
+            elif isinstance(s, int) and not isinstance(s, bool) and 1 <= s <= 9:
+                codes.append(s)
+            else:
+                raise ValueError(f"{where}: a side must be a number 1-9, \"J\" or \"X\", not {s!r}")
+        specials = sum(c > 9 for c in codes)
+        if specials > 1:
+            raise ValueError(f"{where} has {specials} Jolly/Exagon areas; a tile may have at most one")
+        total = sum(c for c in codes if c <= 9)
+        star = need(tile, "star", int, where)
+        if star != total:
+            raise ValueError(f"{where}: star {star} is not the sum of its numbers ({total})")
+        points = need(tile, "star_points", int, where)
+        if not 0 <= points <= 6:
+            raise ValueError(f"{where}: star_points must be 0 to 6, not {points}")
+        shape = _canonical(tuple(codes))
+        if shape in shapes:
+            raise ValueError(f"tiles {shapes[shape]} and {tid} are the same tile (up to rotation)")
+        shapes[shape] = tid
+        out.append({"id": tid, "sides": list(sides), "star": star, "star_points": points})
+    if players is not None and len(out) < players:
+        raise ValueError(f"{len(out)} tiles are not enough for {players} players (at least one each)")
+    return out
+
+
+@lru_cache(maxsize=1)
+def _default_text() -> str:
+    return resources.files("ludoteca.games").joinpath("data/exagon_tiles.json").read_text(encoding="utf-8")
+
+
+def default_tiles() -> list[dict[str, Any]]:
+    """A fresh copy of the default 40-tile set."""
+    return validate_tiles(json.loads(_default_text()))
+
+
+_DEFAULT: list[dict[str, Any]] | None = None
+
+
+def _default_set() -> list[dict[str, Any]]:
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = default_tiles()
+    return _DEFAULT
+
+
+def load_tiles(value: Any, players: int | None = None) -> list[dict[str, Any]]:
+    """The ``tiles`` option: None/"default", a file path, JSON text, or a list of tiles."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "default", "null", "none")):
+        return _default_set()  # 40 tiles: enough for 5 players
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith(("[", "{")):
+            source = "the tiles JSON text"
+        else:
+            path = Path(value)
+            source = f"tiles file {str(path)!r}"
+            try:
+                text = path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                raise ValueError(f"{source} not found") from None
+            except IsADirectoryError:
+                raise ValueError(f"{source} is a directory, not a file") from None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ValueError(f"cannot read {source}: {exc}") from None
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{source} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    if isinstance(value, Mapping) and "tiles" in value:
+        value = value["tiles"]
+    if isinstance(value, tuple):
+        value = list(value)
+    tiles = validate_tiles(value, players)
+    default = _default_set()
+    return default if tiles == default else tiles
+
+
+def _resolve_tiles(value: Any, resolved: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return load_tiles(value, resolved.get("players"))
+
+
+def _resolve_clock(value: Any, _: Mapping[str, Any]) -> float | int | None:
+    if isinstance(value, str):
+        value = parse_option_text(value)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"expected a positive number of seconds or null, got {value!r}")
+    return value
+
+
+@lru_cache(maxsize=16)
+def _geometry(radius: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[tuple[tuple[int, int], ...], ...]]:
+    """(W, coords per cell, in-window neighbours ``(direction, cell)`` per cell)."""
+    w = 2 * radius + 1
+    coords = tuple((c // w - radius, c % w - radius) for c in range(w * w))
+    nbrs = []
+    for q, r in coords:
+        row = []
+        for d, (dq, dr) in enumerate(DIRECTIONS):
+            nq, nr = q + dq, r + dr
+            if -radius <= nq <= radius and -radius <= nr <= radius:
+                row.append((d, (nq + radius) * w + nr + radius))
+        nbrs.append(tuple(row))
+    return w, coords, tuple(nbrs)
+
+
+# --- the game -------------------------------------------------------------------------
+
+class ExagonGame(Game):
+    """EXAGON: attach hexagonal tiles by matching numbers; first to place every tile wins."""
+
+    name = "exagon"
+    title = "EXAGON"
+    min_players = 2
+    max_players = 5
+    OPTIONS = (
+        Option("clock", "seconds of hourglass per turn; null for no clock", 60, _resolve_clock),
+        Option("tiles", "the tile set: a JSON file path, JSON text or a list of tiles (null: the default 40)",
+               None, _resolve_tiles),
+        Option("tournament", "play one-shot games until someone has 50 points", False, as_bool),
+        Option("turn_limit", "player turns after which a one-shot game ends (scored as blocked)", 1000, as_int(1)),
+    )
+
+    def _setup(self) -> None:
+        n = self.num_players
+        tiles: list[dict[str, Any]] = self.options["tiles"]
+        self.tiles = tiles
+        self.n_tiles = N = len(tiles)
+        self.ids = [t["id"] for t in tiles]
+        self.index_of = {tid: i for i, tid in enumerate(self.ids)}
+        self.sides = [tuple(CODES.get(s, s) for s in t["sides"]) for t in tiles]
+        self.star = [t["star"] for t in tiles]
+        self.nummask = [sum(1 << s for s in set(sd) if s <= 9) for sd in self.sides]
+        self.jolly = [J in sd for sd in self.sides]
+        self.penalty = [t["star_points"] + (JOLLY_PENALTY if jolly else 0)
+                        for t, jolly in zip(tiles, self.jolly, strict=True)]
+        # faces[t][k][d]: the side of tile t, rotation k, facing direction d.
+        self.faces = [[tuple(sd[(d - k) % 6] for d in range(6)) for k in range(6)] for sd in self.sides]
+        clock = self.options["clock"]
+        self.clock: float | None = None if clock is None else float(clock)
+        self.turn_limit: int = self.options["turn_limit"]
+        self.tournament: bool = self.options["tournament"]
+        # Geometry: a square axial window of radius N - 1 holds every reachable cell.
+        self.radius = R = max(N - 1, 1)
+        self.width, self.coords, self.nbrs = _geometry(R)
+        self.n_cells = C = self.width * self.width
+        self.origin = R * self.width + R
+        self.place0 = N  # ints below N are deals (chance outcomes): never a player action
+        self.give0 = N + N * C * 6
+        self.stop_action = self.give0 + N * n
+        self.pass_action = self.stop_action + 1
+        self.timeout_action = self.stop_action + 2
+        self.per_seat = N // n
+        self.leftover = N - self.per_seat * n
+        # Candidate index: by_face[d][v] = (t, k) whose side facing d matches a number v there.
+        by_face: list[list[list[tuple[int, int]]]] = [[[] for _ in range(10)] for _ in range(6)]
+        by_jolly: list[dict[int, list[tuple[int, int]]]] = [{} for _ in range(6)]
+        jolly_tiles = [t for t in range(N) if self.jolly[t]]
+        for t in range(N):
+            for k in range(6):
+                f = self.faces[t][k]
+                for d in range(6):
+                    s = f[d]
+                    if s <= 9:
+                        by_face[d][s].append((t, k))
+                    elif s == J:
+                        for v in range(1, 10):
+                            if not self.nummask[t] >> v & 1:
+                                by_face[d][v].append((t, k))
+                    for t2 in jolly_tiles:
+                        if s == J or (s <= 9 and not self.nummask[t2] >> s & 1):
+                            by_jolly[d].setdefault(t2, []).append((t, k))
+        self.by_face = [[tuple(v) for v in row] for row in by_face]
+        self.by_jolly = [{t2: tuple(v) for t2, v in row.items()} for row in by_jolly]
+        self._siblings: dict[str, ExagonGame] = {}
+
+    def num_distinct_actions(self) -> int:
+        return self.timeout_action + 1
+
+    def max_chance_outcomes(self) -> int:
+        return self.n_tiles
+
+    def record_options(self) -> dict[str, Any]:
+        opts = dict(self.options)
+        if self.tiles is _default_set():
+            del opts["tiles"]
+        else:
+            opts["tiles"] = [dict(t, sides=list(t["sides"])) for t in self.tiles]
+        return opts
+
+    def new_initial_state(self) -> ExagonState:
+        return ExagonState(self)
+
+    # --- reading positions ------------------------------------------------------------
+    def _sibling(self, players: int, tiles: list[dict[str, Any]], clock: Any, tournament: bool) -> ExagonGame:
+        same_tiles = tiles is self.tiles or tiles == self.tiles
+        if same_tiles and players == self.num_players and clock == self.clock and tournament == self.tournament:
+            return self
+        opts = {"players": players, "tiles": self.tiles if same_tiles else tiles, "clock": clock,
+                "tournament": tournament, "turn_limit": self.turn_limit}
+        key = json.dumps(opts, sort_keys=True)
+        game = self._siblings.get(key)
+        if game is None:
+            game = ExagonGame(**opts)
+            self._siblings[key] = game
+        return game
+
+    def state_from_json(self, data: Mapping[str, Any]) -> ExagonState:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"an EXAGON position must be a JSON object, not {type(data).__name__}")
+        if need(data, "game", str) != self.name:
+            raise ValueError(f"this is a position of {data['game']!r}, not of exagon")
+        players = need_int(need(data, "players", int), "players", self.min_players, self.max_players)
+        raw_tiles = need(data, "tiles", list)
+        try:
+            tiles = load_tiles(raw_tiles, players)
+        except ValueError as exc:
+            raise ValueError(f"position['tiles']: {exc}") from None
+        for key in ("table", "hands", "aside", "to_move", "phase", "turn", "placed_this_turn", "bonus",
+                    "time_left", "carry", "scores"):
+            if key not in data:
+                raise ValueError(f"position is missing the key {key!r}")
+        time_left = data["time_left"]
+        if "clock" in data:
+            try:
+                clock = _resolve_clock(data["clock"], {})
+            except ValueError as exc:
+                raise ValueError(f"position['clock']: {exc}") from None
+        elif time_left is None:
+            clock = None
+        else:
+            clock = self.clock if self.clock is not None else 60
+        clock = None if clock is None else float(clock)
+        scores = data["scores"]
+        game = self._sibling(players, tiles, clock, scores is not None)
+        return ExagonState._from_json(game, data)
+
+
+# --- positions -------------------------------------------------------------------------
+
+class ExagonState(State):
+    """A position of EXAGON."""
+
+    __slots__ = ("aside", "board", "bonus", "cand", "carry", "counts", "dealt", "hands", "owner", "passes",
+                 "phase", "placed", "result", "scores", "table", "time_left", "to_move", "turn")
+
+    game: ExagonGame
+
+    def __init__(self, game: ExagonGame) -> None:
+        super().__init__(game)
+        n = game.num_players
+        self.scores: list[int] | None = [0] * n if game.tournament else None
+        self.result: dict[str, Any] | None = None
+        self.counts: dict[str, Any] = {
+            "placements": 0, "bonuses_earned": 0, "bonuses_spent": 0, "tiles_given": 0,
+            "passes": 0, "timeouts": 0, "perfect_fits": 0, "end": None,
+        }
+        self._new_deal()
+
+    def _new_deal(self) -> None:
+        g = self.game
+        self.phase = DEAL
+        self.owner = [UNDEALT] * g.n_tiles
+        self.hands: list[list[int]] = [[] for _ in range(g.num_players)]
+        self.aside: list[int] = []
+        self.table: list[tuple[int, int, int]] = []
+        self.board: dict[int, tuple[int, int]] = {}
+        self.cand: dict[int, tuple[tuple[int, int], ...]] = {}
+        self.dealt = 0
+        self.to_move = 0
+        self.turn = 0
+        self.placed = 0
+        self.bonus = 0
+        self.passes = 0
+        self.time_left: float | None = g.clock
+        self.carry: float | None = None if g.clock is None else 0.0
+
+    def _copy(self) -> ExagonState:
+        s = object.__new__(ExagonState)
+        s.game = self.game
+        s.phase = self.phase
+        s.owner = self.owner[:]
+        s.hands = [h[:] for h in self.hands]
+        s.aside = self.aside[:]
+        s.table = self.table[:]
+        s.board = self.board.copy()
+        s.cand = self.cand.copy()
+        s.dealt = self.dealt
+        s.to_move = self.to_move
+        s.turn = self.turn
+        s.placed = self.placed
+        s.bonus = self.bonus
+        s.passes = self.passes
+        s.time_left = self.time_left
+        s.carry = self.carry
+        s.scores = None if self.scores is None else self.scores[:]
+        s.result = None if self.result is None else {"winners": self.result["winners"][:], "end": self.result["end"]}
+        s.counts = self.counts.copy()
+        return s
+
+    # --- the protocol -------------------------------------------------------------------
+    def current_player(self) -> int:
+        phase = self.phase
+        if phase == DEAL:
+            return CHANCE
+        if phase == OVER:
+            return TERMINAL
+        return self.to_move
+
+    def _legal_actions(self) -> list[Action]:
+        phase = self.phase
+        g = self.game
+        if phase in (TURN, OPENING):
+            p = self.to_move
+            if not self.table:  # the opening tile: any tile of the hand at [0, 0], any rotation
+                base = g.place0 + g.origin * 6
+                stride = g.n_cells * 6
+                return [t * stride + base + k for t in sorted(self.hands[p]) for k in range(6)]
+            owner = self.owner
+            acts = [a for lst in self.cand.values() for t, a in lst if owner[t] == p]
+            acts.sort()
+            if phase == TURN and self.placed:
+                hand = self.hands[p]
+                if self.bonus and len(hand) >= 2:
+                    n = g.num_players
+                    to = [s for s in range(n) if s != p and len(self.hands[s]) == 1]
+                    if to:
+                        acts.extend(g.give0 + t * n + s for t in sorted(hand) for s in to)
+                acts.append(g.stop_action)
+            elif not acts:
+                acts.append(g.pass_action)
+            return acts
+        if phase == DEAL:
+            owner = self.owner
+            return [t for t in range(g.n_tiles) if owner[t] == UNDEALT]
+        return []
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.phase != DEAL:
+            return []
+        outcomes = self._legal_actions()
+        p = 1.0 / len(outcomes)
+        return [(t, p) for t in outcomes]
+
+    def returns(self) -> list[float]:
+        n = self.game.num_players
+        if self.phase != OVER or self.result is None:
+            return [0.0] * n
+        winners = self.result["winners"]
+        share = 1.0 / len(winners)
+        return [share if s in winners else 0.0 for s in range(n)]
+
+    def is_legal(self, action: Action) -> bool:
+        g = self.game
+        if isinstance(action, Timed):
+            if (g.clock is not None and self.phase == TURN and action.action != g.timeout_action
+                    and not 0 <= action.elapsed <= self.time_left):
+                return False
+            action = action.action
+        if action == g.timeout_action and self.phase == TURN and g.clock is not None:
+            return True
+        return super().is_legal(action)
+
+    def apply_action(self, action: Action) -> None:
+        """Play ``action`` (an int or a :class:`Timed`); illegal -> IllegalActionError, state unchanged."""
+        elapsed = None
+        base = action
+        if isinstance(action, Timed):
+            base, elapsed = action.action, action.elapsed
+            if (isinstance(elapsed, bool) or not isinstance(elapsed, int | float)
+                    or not math.isfinite(elapsed) or elapsed < 0):
+                raise IllegalActionError(f"elapsed must be a number of seconds >= 0, not {elapsed!r}")
+        if isinstance(base, bool) or not isinstance(base, int):
+            raise IllegalActionError(f"{action!r} is not an action of EXAGON")
+        g = self.game
+        phase = self.phase
+        if phase == OVER:
+            raise IllegalActionError(self.illegal_message(base))
+        if base == g.timeout_action and phase != DEAL:
+            if phase != TURN or g.clock is None:
+                why = "this game has no clock" if g.clock is None else "the opening steps have no clock"
+                raise IllegalActionError(f"{{\"timeout\": true}} is not accepted now: {why}")
+            self._legal = None
+            self.counts["timeouts"] += 1
+            if not self.placed:
+                self.passes += 1
+            self._end_turn(timeout=True)
+            return
+        if self._legal is None:
+            self._legal = self._legal_actions()
+        if base not in self._legal:
+            raise IllegalActionError(self.illegal_message(base))
+        if elapsed is not None and phase == TURN and g.clock is not None:
+            if elapsed > self.time_left:
+                raise IllegalActionError(
+                    f"the hourglass ran out: {elapsed} s elapsed but only {self.time_left} s were left"
+                )
+            self.time_left -= elapsed
+        self._legal = None
+        self._apply(base)
+
+    def _apply(self, action: Action) -> None:
+        g = self.game
+        if self.phase == DEAL:
+            self._deal(action)
+        elif action < g.give0:
+            self._place(action)
+        elif action < g.stop_action:
+            t, seat = divmod(action - g.give0, g.num_players)
+            self.hands[self.to_move].remove(t)
+            self.hands[seat].append(t)
+            self.owner[t] = seat
+            self.bonus -= 1
+            self.counts["bonuses_spent"] += 1
+            self.counts["tiles_given"] += 1
+        elif action == g.stop_action:
+            self._end_turn()
+        else:  # pass
+            self.counts["passes"] += 1
+            self.passes += 1
+            self._end_turn()
+
+    # --- rules ----------------------------------------------------------------------------
+    def _deal(self, t: int) -> None:
+        g = self.game
+        n = g.num_players
+        full = n * g.per_seat
+        if self.dealt < full:
+            seat = self.dealt % n
+            self.owner[t] = seat
+            self.hands[seat].append(t)
+            self.dealt += 1
+            if self.dealt < full:
+                self.to_move = self.dealt % n
+                return
+            left = [i for i in range(g.n_tiles) if self.owner[i] == UNDEALT]
+            if len(left) == 1:
+                self.to_move = 0  # the table-tile node
+                return
+            for i in left:
+                self.owner[i] = ASIDE
+            self.aside = left
+        else:  # the table tile
+            self.dealt += 1
+            self._put(t, g.origin, 0)
+        self._start_opening()
+
+    def _start_opening(self) -> None:
+        g = self.game
+        self.phase = OPENING
+        self.placed = self.bonus = self.passes = 0
+        star = g.star
+        holders = [s for s, h in enumerate(self.hands) if any(star[t] == 39 for t in h)]
+        if holders:
+            self.to_move = holders[0]
+        elif self.table and star[self.table[0][0]] == 39:
+            self.to_move = 0
+        else:
+            best = max(star[t] for h in self.hands for t in h)
+            self.to_move = next(s for s, h in enumerate(self.hands) if any(star[t] == best for t in h))
+
+    def _put(self, t: int, c: int, k: int) -> int:
+        """Put tile ``t`` on cell ``c``; update the open cells; return its connections."""
+        self.owner[t] = IN_TABLE
+        board = self.board
+        board[c] = (t, k)
+        self.table.append((t, c, k))
+        cand = self.cand
+        cand.pop(c, None)
+        conn = 0
+        for _, nc in self.game.nbrs[c]:
+            if nc in board:
+                conn += 1
+            else:
+                cand[nc] = self._cell_cands(nc)
+        return conn
+
+    def _cell_cands(self, c: int) -> tuple[tuple[int, int], ...]:
+        """Every (tile, action) that may be placed on empty cell ``c`` (tiles in hands only)."""
+        g = self.game
+        board = self.board
+        faces = g.faces
+        cons = []
+        for d, nc in g.nbrs[c]:
+            occ = board.get(nc)
+            if occ is not None:
+                t2, k2 = occ
+                v = faces[t2][k2][(d + 3) % 6]
+                if v == X:
+                    return ()
+                cons.append((d, v, t2))
+        best = None
+        best_i = 0
+        for i, (d, v, t2) in enumerate(cons):
+            lst = g.by_face[d][v] if v != J else g.by_jolly[d].get(t2, ())
+            if best is None or len(lst) < len(best):
+                best, best_i = lst, i
+        if not best:
+            return ()
+        others = cons[:best_i] + cons[best_i + 1:]
+        owner = self.owner
+        stride = g.n_cells * 6
+        base = g.place0 + c * 6
+        if not others:
+            return tuple((t, t * stride + base + k) for t, k in best if owner[t] >= 0)
+        nummask = g.nummask
+        out = []
+        for t, k in best:
+            if owner[t] < 0:
+                continue
+            f = faces[t][k]
+            for d, v, t2 in others:
+                s = f[d]
+                if s == v:
+                    continue
+                if s == J:
+                    if v <= 9 and not nummask[t] >> v & 1:
+                        continue
+                elif v == J and s <= 9 and not nummask[t2] >> s & 1:
+                    continue
+                break
+            else:
+                out.append((t, t * stride + base + k))
+        return tuple(out)
+
+    def _place(self, action: int) -> None:
+        g = self.game
+        t, rest = divmod(action - g.place0, g.n_cells * 6)
+        c, k = divmod(rest, 6)
+        p = self.to_move
+        hand = self.hands[p]
+        hand.remove(t)
+        conn = self._put(t, c, k)
+        counts = self.counts
+        counts["placements"] += 1
+        self.passes = 0
+        if conn == 6:
+            counts["perfect_fits"] += 1
+        if not hand or conn == 6:
+            self._finish([p], "perfect_fit" if conn == 6 else "last_tile")
+            return
+        if self.phase == OPENING:
+            self._end_turn()
+            return
+        self.placed += 1
+        if conn >= 3:
+            self.bonus += conn - 2
+            counts["bonuses_earned"] += conn - 2
+        elif conn == 1:
+            if self.bonus:
+                self.bonus -= 1
+                counts["bonuses_spent"] += 1
+            else:
+                self._end_turn()
+
+    def _end_turn(self, timeout: bool = False) -> None:
+        g = self.game
+        self.turn += 1
+        n = g.num_players
+        if self.passes >= n:
+            self._finish(self._leaders(), "blocked")
+            return
+        if self.turn >= g.turn_limit:
+            self._finish(self._leaders(), "turn_limit")
+            return
+        if g.clock is not None and self.phase == TURN:
+            self.carry = 0.0 if timeout else self.time_left
+        if self.phase == OPENING and len(self.table) >= 2:
+            self.phase = TURN
+        self.to_move = (self.to_move + 1) % n
+        self.placed = 0
+        self.bonus = 0
+        if g.clock is not None:
+            self.time_left = g.clock + self.carry
+
+    def _leaders(self) -> list[int]:
+        """The blocked-game order: fewest tiles, then lower tournament penalty; ties share."""
+        pen = self.game.penalty
+        keys = [(len(h), sum(pen[t] for t in h)) for h in self.hands]
+        best = min(keys)
+        return [s for s, key in enumerate(keys) if key == best]
+
+    def _finish(self, winners: list[int], reason: str) -> None:
+        self.counts["end"] = reason
+        if self.scores is None:
+            self.phase = OVER
+            self.result = {"winners": winners, "end": reason}
+            return
+        pen = self.game.penalty
+        for s, h in enumerate(self.hands):
+            if s in winners:
+                self.scores[s] += WIN_POINTS
+            else:
+                self.scores[s] -= sum(pen[t] for t in h)
+        champions = [s for s, v in enumerate(self.scores) if v >= TOURNAMENT_TARGET]
+        if champions:
+            self.phase = OVER
+            self.result = {"winners": champions, "end": reason}
+        else:
+            self._new_deal()
+
+    # --- extras -------------------------------------------------------------------------
+    def counters(self) -> dict[str, Any]:
+        """Counts since the initial state: placements, bonuses, gives, passes, timeouts, end."""
+        return dict(self.counts)
+
+    def legal_spots(self) -> list[tuple[int, int]]:
+        """Cells where the player to move can place a tile now."""
+        if self.phase not in (OPENING, TURN):
+            return []
+        g = self.game
+        if not self.table:
+            return [(0, 0)]
+        p = self.to_move
+        owner = self.owner
+        cells = sorted(c for c, lst in self.cand.items() if any(owner[t] == p for t, _ in lst))
+        return [g.coords[c] for c in cells]
+
+    # --- JSON -----------------------------------------------------------------------------
+    def action_to_json(self, action: Action) -> dict[str, Any]:
+        if isinstance(action, Timed):
+            data = self.action_to_json(action.action)
+            data["elapsed"] = action.elapsed
+            return data
+        g = self.game
+        a = action
+        if isinstance(a, bool) or not isinstance(a, int) or a < 0:
+            raise ValueError(f"{a!r} is not an action of EXAGON")
+        if a < g.place0:
+            return {"deal": g.ids[a]}
+        if a < g.give0:
+            t, rest = divmod(a - g.place0, g.n_cells * 6)
+            c, k = divmod(rest, 6)
+            q, r = g.coords[c]
+            return {"place": {"tile": g.ids[t], "at": [q, r], "rot": k}}
+        if a < g.stop_action:
+            t, s = divmod(a - g.give0, g.num_players)
+            return {"give": {"tile": g.ids[t], "to": s}}
+        if a == g.stop_action:
+            return {"stop": True}
+        if a == g.pass_action:
+            return {"pass": True}
+        if a == g.timeout_action:
+            return {"timeout": True}
+        raise ValueError(f"{a!r} is not an action of EXAGON")
+
+    def _tile_index(self, value: Any, what: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value not in self.game.index_of:
+            raise IllegalActionError(f"{what}: {value!r} is not the id of a tile of this set")
+        return self.game.index_of[value]
+
+    def action_from_json(self, data: Mapping[str, Any]) -> Action:
+        g = self.game
+        if not isinstance(data, Mapping):
+            raise IllegalActionError(f"an action is a JSON object, not {data!r}")
+        keys = [k for k in data if k != "elapsed"]
+        if len(keys) != 1 or keys[0] not in ("deal", "place", "give", "stop", "pass", "timeout"):
+            raise IllegalActionError(
+                f"an EXAGON action has exactly one of deal, place, give, stop, pass, timeout "
+                f"(plus an optional elapsed), not {json.dumps(data, default=str)}"
+            )
+        key = keys[0]
+        value = data[key]
+        elapsed = data.get("elapsed")
+        if "elapsed" in data and (isinstance(elapsed, bool) or not isinstance(elapsed, int | float)
+                                  or not math.isfinite(elapsed) or elapsed < 0):
+            raise IllegalActionError(f"elapsed must be a number of seconds >= 0, not {elapsed!r}")
+        if key == "deal":
+            action = self._tile_index(value, "deal")
+        else:
+            if key == "place":
+                if not isinstance(value, Mapping) or set(value) != {"tile", "at", "rot"}:
+                    raise IllegalActionError('place is {"tile": id, "at": [q, r], "rot": 0-5}')
+                t = self._tile_index(value["tile"], "place")
+                at, rot = value["at"], value["rot"]
+                if (not isinstance(at, list | tuple) or len(at) != 2
+                        or any(isinstance(x, bool) or not isinstance(x, int) for x in at)):
+                    raise IllegalActionError(f"place: at must be [q, r], not {at!r}")
+                R = g.radius
+                if not (-R <= at[0] <= R and -R <= at[1] <= R):
+                    raise IllegalActionError(f"place: cell {list(at)} is outside the table (|q|, |r| <= {R})")
+                if isinstance(rot, bool) or not isinstance(rot, int) or not 0 <= rot <= 5:
+                    raise IllegalActionError(f"place: rot must be 0 to 5, not {rot!r}")
+                c = (at[0] + R) * g.width + at[1] + R
+                action = g.place0 + (t * g.n_cells + c) * 6 + rot
+            elif key == "give":
+                if not isinstance(value, Mapping) or set(value) != {"tile", "to"}:
+                    raise IllegalActionError('give is {"tile": id, "to": seat}')
+                t = self._tile_index(value["tile"], "give")
+                to = value["to"]
+                if isinstance(to, bool) or not isinstance(to, int) or not 0 <= to < g.num_players:
+                    raise IllegalActionError(f"give: to must be a seat 0 to {g.num_players - 1}, not {to!r}")
+                action = g.give0 + t * g.num_players + to
+            else:
+                if value is not True:
+                    raise IllegalActionError(f'{key} is written {{"{key}": true}}, not {json.dumps(data, default=str)}')
+                action = {"stop": g.stop_action, "pass": g.pass_action, "timeout": g.timeout_action}[key]
+        if "elapsed" in data:
+            return Timed(action, float(elapsed))
+        return action
+
+    def action_to_string(self, action: Action) -> str:
+        if isinstance(action, Timed):
+            return f"{self.action_to_string(action.action)} +{action.elapsed!r}s"
+        data = self.action_to_json(action)
+        if "deal" in data:
+            return f"deal t{data['deal']}"
+        if "place" in data:
+            p = data["place"]
+            return f"t{p['tile']}@{p['at'][0]},{p['at'][1]}r{p['rot']}"
+        if "give" in data:
+            return f"give t{data['give']['tile']}>{data['give']['to']}"
+        return next(iter(data))
+
+    _PLACE_RE = re.compile(r"t?(-?\d+)\s*@\s*\[?\s*(-?\d+)\s*,\s*(-?\d+)\s*\]?\s*r\s*(\d+)")
+    _GIVE_RE = re.compile(r"give\s+t?(-?\d+)\s*>\s*(\d+)")
+    _DEAL_RE = re.compile(r"deal\s+t?(-?\d+)")
+
+    def action_from_string(self, text: str) -> Action:
+        s = text.strip()
+        if s.startswith("{"):
+            return super().action_from_string(s)
+        data: dict[str, Any]
+        elapsed = None
+        m = re.fullmatch(r"(.*?)\s+\+(\S+?)s", s)
+        if m:
+            s = m.group(1)
+            try:
+                elapsed = float(m.group(2))
+            except ValueError:
+                raise IllegalActionError(f"cannot read the elapsed time in {text!r}") from None
+        low = s.lower()
+        if low in ("stop", "pass", "timeout"):
+            data = {low: True}
+        elif m := self._PLACE_RE.fullmatch(s):
+            data = {"place": {"tile": int(m.group(1)), "at": [int(m.group(2)), int(m.group(3))],
+                              "rot": int(m.group(4))}}
+        elif m := self._GIVE_RE.fullmatch(low):
+            data = {"give": {"tile": int(m.group(1)), "to": int(m.group(2))}}
+        elif m := self._DEAL_RE.fullmatch(low):
+            data = {"deal": int(m.group(1))}
+        else:
+            raise IllegalActionError(
+                f"cannot read {text!r}: write t5@1,-1r2, give t5>2, stop, pass, timeout, deal t7 or JSON"
+            )
+        if elapsed is not None:
+            data["elapsed"] = elapsed
+        return self.action_from_json(data)
+
+    def to_json(self) -> dict[str, Any]:
+        g = self.game
+        ids = g.ids
+        coords = g.coords
+        return {
+            "game": "exagon",
+            "players": g.num_players,
+            "tiles": [{"id": t["id"], "sides": list(t["sides"]), "star": t["star"], "star_points": t["star_points"]}
+                      for t in g.tiles],
+            "table": [{"tile": ids[t], "at": list(coords[c]), "rot": k} for t, c, k in self.table],
+            "hands": [[ids[t] for t in h] for h in self.hands],
+            "aside": [ids[t] for t in self.aside],
+            "to_move": self.to_move,
+            "phase": PHASES[self.phase],
+            "turn": self.turn,
+            "placed_this_turn": self.placed,
+            "bonus": self.bonus,
+            "time_left": self.time_left,
+            "carry": self.carry,
+            "scores": None if self.scores is None else self.scores[:],
+            "clock": g.clock,
+            "passes": self.passes,
+            "result": None if self.result is None else {"winners": self.result["winners"][:],
+                                                         "end": self.result["end"]},
+        }
+
+    def observation(self, seat: int | None) -> dict[str, Any]:
+        """The position without the tiles set aside (the only hidden information)."""
+        data = self.to_json()
+        data["aside_count"] = len(data.pop("aside"))
+        return data
+
+    @classmethod
+    def _from_json(cls, g: ExagonGame, data: Mapping[str, Any]) -> ExagonState:
+        n = g.num_players
+        N = g.n_tiles
+        s = cls(g)
+        phase_name = need(data, "phase", str)
+        if phase_name not in PHASES:
+            raise ValueError(f"position['phase'] must be one of {', '.join(PHASES)}, not {phase_name!r}")
+        phase = PHASES.index(phase_name)
+        where_is: dict[int, str] = {}
+
+        def tile(value: Any, what: str) -> int:
+            if isinstance(value, bool) or not isinstance(value, int) or value not in g.index_of:
+                raise ValueError(f"{what}: {value!r} is not the id of a tile listed in position['tiles']")
+            if value in where_is:
+                raise ValueError(f"tile {value} is both in {where_is[value]} and in {what}")
+            where_is[value] = what
+            return g.index_of[value]
+
+        hands_raw = need(data, "hands", list)
+        if len(hands_raw) != n:
+            raise ValueError(f"position['hands'] must list {n} hands, not {len(hands_raw)}")
+        hands = []
+        for seat, h in enumerate(hands_raw):
+            if not isinstance(h, list):
+                raise ValueError(f"position['hands'][{seat}] must be a list of tile ids")
+            hands.append([tile(v, f"the hand of player {seat}") for v in h])
+        aside = [tile(v, "aside") for v in need(data, "aside", list)]
+        R = g.radius
+        table = []
+        board: dict[int, tuple[int, int]] = {}
+        for i, e in enumerate(need(data, "table", list)):
+            where = f"position['table'][{i}]"
+            if not isinstance(e, Mapping):
+                raise ValueError(f"{where} must be {{\"tile\", \"at\", \"rot\"}}")
+            t = tile(need(e, "tile", int, where), "the table")
+            at = need(e, "at", list, where)
+            if len(at) != 2 or any(isinstance(x, bool) or not isinstance(x, int) for x in at):
+                raise ValueError(f"{where}['at'] must be [q, r], not {at!r}")
+            if not (-R <= at[0] <= R and -R <= at[1] <= R):
+                raise ValueError(f"{where}: cell {at} is outside the table (|q|, |r| <= {R})")
+            rot = need_int(need(e, "rot", int, where), f"{where}['rot']", 0, 5)
+            c = (at[0] + R) * g.width + at[1] + R
+            if c in board:
+                raise ValueError(f"tiles {g.ids[board[c][0]]} and {g.ids[t]} overlap at {at}")
+            board[c] = (t, rot)
+            table.append((t, c, rot))
+        # Every touching pair of sides on the table must match.
+        for c, (t, k) in board.items():
+            for d, nc in g.nbrs[c]:
+                if nc in board and nc > c:
+                    t2, k2 = board[nc]
+                    a, b = g.faces[t][k][d], g.faces[t2][k2][(d + 3) % 6]
+                    if not _matches(g, a, t, b, t2):
+                        raise ValueError(
+                            f"tiles {g.ids[t]} at {list(g.coords[c])} and {g.ids[t2]} at {list(g.coords[nc])} "
+                            f"touch with unmatched sides ({SYMBOLS.get(a, a)} against {SYMBOLS.get(b, b)})"
+                        )
+        if board:  # the table is one group
+            seen = {next(iter(board))}
+            stack = list(seen)
+            while stack:
+                c = stack.pop()
+                for _, nc in g.nbrs[c]:
+                    if nc in board and nc not in seen:
+                        seen.add(nc)
+                        stack.append(nc)
+            if len(seen) != len(board):
+                raise ValueError("the tiles on the table do not form one connected group")
+        dealt = sum(len(h) for h in hands)
+        full = n * g.per_seat
+        if phase == DEAL:
+            if table or aside:
+                raise ValueError("during the deal the table and aside are empty")
+            expect = [dealt // n + (1 if seat < dealt % n else 0) for seat in range(n)]
+            if dealt > full or [len(h) for h in hands] != expect:
+                raise ValueError(f"hands of {[len(h) for h in hands]} tiles are not a round-robin deal "
+                                 f"of {g.per_seat} each")
+            if dealt == full and g.leftover != 1:
+                raise ValueError("every tile is dealt: the phase should be opening")
+        elif len(where_is) != N:
+            missing = [tid for tid in g.ids if tid not in where_is]
+            raise ValueError(f"tiles {missing} are in no hand, not on the table and not aside "
+                             f"(hands + table + aside must hold every tile listed)")
+        to_move = need_int(need(data, "to_move", int), "position['to_move']", 0, n - 1)
+        turn = need_int(need(data, "turn", int), "position['turn']", 0)
+        placed = need_int(need(data, "placed_this_turn", int), "position['placed_this_turn']", 0)
+        bonus = need_int(need(data, "bonus", int), "position['bonus']", 0)
+        passes = need_int(data.get("passes", 0), "position['passes']", 0, n)
+        if phase == DEAL and to_move != dealt % n:
+            raise ValueError(f"during the deal to_move is the seat dealt to next ({dealt % n}), not {to_move}")
+        if phase != TURN and (placed or bonus):
+            raise ValueError("placed_this_turn and bonus are 0 outside the phase turn")
+        if placed == 0 and bonus:
+            raise ValueError("a bonus is earned by placing tiles: bonus must be 0 when placed_this_turn is 0")
+        if phase in (OPENING, TURN) and not all(hands):
+            empty = next(seat for seat, h in enumerate(hands) if not h)
+            raise ValueError(f"player {empty} has no tile left: the phase should be over")
+        if phase != OVER and passes >= n:
+            raise ValueError(f"{passes} passes in a row block the game: the phase should be over")
+        if phase != OVER and turn >= g.turn_limit:
+            raise ValueError(f"turn {turn} reaches the turn limit {g.turn_limit}: the phase should be over")
+        time_left, carry = data["time_left"], data["carry"]
+        if g.clock is None:
+            if time_left is not None or carry is not None:
+                raise ValueError("without a clock time_left and carry are null")
+        else:
+            for key, v in (("time_left", time_left), ("carry", carry)):
+                if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
+                    raise ValueError(f"position[{key!r}] must be a number of seconds >= 0, not {v!r}")
+            time_left, carry = float(time_left), float(carry)
+        scores = data["scores"]
+        if scores is not None:
+            if (not isinstance(scores, list) or len(scores) != n
+                    or any(isinstance(v, bool) or not isinstance(v, int) for v in scores)):
+                raise ValueError(f"position['scores'] must be null or a list of {n} whole numbers")
+            scores = list(scores)
+            if phase != OVER and max(scores) >= TOURNAMENT_TARGET:
+                raise ValueError(f"a score of {TOURNAMENT_TARGET} ends the tournament: the phase should be over")
+        result = data.get("result")
+        if phase == OVER:
+            if result is not None:
+                if not isinstance(result, Mapping):
+                    raise ValueError("position['result'] must be {\"winners\": [...], \"end\": reason}")
+                winners = need(result, "winners", list, "position['result']")
+                if not winners or any(isinstance(w, bool) or not isinstance(w, int) or not 0 <= w < n
+                                      for w in winners) or len(set(winners)) != len(winners):
+                    raise ValueError(f"position['result']['winners'] must list seats 0 to {n - 1}")
+                end = result.get("end")
+                if end not in END_REASONS:
+                    raise ValueError(f"position['result']['end'] must be one of {', '.join(END_REASONS)}")
+                result = {"winners": list(winners), "end": end}
+            else:  # derive the winners: a player without tiles, else the blocked order
+                empty = [seat for seat, h in enumerate(hands) if not h]
+                if scores is not None:
+                    result = {"winners": [i for i, v in enumerate(scores) if v >= TOURNAMENT_TARGET] or [0],
+                              "end": "last_tile"}
+                elif empty:
+                    result = {"winners": empty, "end": "last_tile"}
+                else:
+                    s.hands = hands
+                    result = {"winners": s._leaders(), "end": "blocked"}
+        elif result is not None:
+            raise ValueError("position['result'] is null until the game is over")
+        # Build the state.
+        s.phase = phase
+        owner = [UNDEALT] * N
+        for seat, h in enumerate(hands):
+            for t in h:
+                owner[t] = seat
+        for t in aside:
+            owner[t] = ASIDE
+        for t, _, _ in table:
+            owner[t] = IN_TABLE
+        s.owner = owner
+        s.hands = hands
+        s.aside = aside
+        s.table = table
+        s.board = board
+        s.cand = {}
+        for c in board:
+            for _, nc in g.nbrs[c]:
+                if nc not in board and nc not in s.cand:
+                    s.cand[nc] = s._cell_cands(nc)
+        s.dealt = dealt + (1 if phase != DEAL and g.leftover == 1 and table else 0)
+        s.to_move, s.turn, s.placed, s.bonus, s.passes = to_move, turn, placed, bonus, passes
+        s.time_left, s.carry = time_left, carry
+        s.scores = scores
+        s.result = result
+        if result is not None:
+            s.counts["end"] = result["end"]
+        return s
+
+    # --- text -------------------------------------------------------------------------------
+    def _tile_text(self, t: int, k: int = 0) -> str:
+        g = self.game
+        sides = " ".join(str(SYMBOLS.get(v, v)) for v in g.faces[t][k])
+        return f"t{g.ids[t]}[{sides}]*{g.star[t]}"
+
+    def render(self) -> str:
+        g = self.game
+        n = g.num_players
+        phase = PHASES[self.phase]
+        lines = [f"EXAGON, {n} players - phase {phase}, turn {self.turn}"]
+        if self.phase == DEAL:
+            nxt = "the table tile" if self.dealt == n * g.per_seat else f"to seat {self.to_move}"
+            lines.append(f"dealing: {self.dealt} tiles dealt, next {nxt}")
+        elif self.phase == OVER:
+            res = self.result or {}
+            lines.append(f"game over ({res.get('end')}): winners {res.get('winners')}")
+        else:
+            info = f"player {self.to_move} to move"
+            if self.phase == TURN:
+                info += f"; placed this turn {self.placed}, bonus {self.bonus}"
+            if g.clock is not None:
+                clock = "no clock (opening)" if self.phase == OPENING else f"{self.time_left:g} s left"
+                info += f"; {clock} (carry {self.carry:g})"
+            lines.append(info)
+        if self.scores is not None:
+            lines.append(f"tournament scores: {self.scores}")
+        if self.table:
+            lines.append(f"table ({len(self.table)} tiles, sides listed facing directions 0-5):")
+            lines.extend(self._drawing())
+            for t, c, k in self.table:
+                q, r = g.coords[c]
+                lines.append(f"  [{q},{r}] rot {k}: {self._tile_text(t, k)}")
+        else:
+            lines.append("table: empty")
+        spots = self.legal_spots()
+        if spots:
+            lines.append("legal spots: " + " ".join(f"[{q},{r}]" for q, r in spots))
+        for seat, h in enumerate(self.hands):
+            mark = ">" if seat == self.to_move and self.phase in (OPENING, TURN) else " "
+            tiles = " ".join(self._tile_text(t) for t in h) or "-"
+            lines.append(f"{mark}P{seat} ({len(h)}): {tiles}")
+        if self.aside:
+            lines.append(f"aside (hidden): {len(self.aside)} tiles")
+        return "\n".join(lines)
+
+    def _drawing(self) -> list[str]:
+        """A small hex map: tile ids where placed, ``.`` on the legal spots."""
+        g = self.game
+        cells: dict[tuple[int, int], str] = {g.coords[c]: f"t{g.ids[t]}" for t, c, _ in self.table}
+        for q, r in self.legal_spots():
+            cells[(q, r)] = "."
+        xs = [2 * q + r for q, r in cells]
+        rs = [r for _, r in cells]
+        x0 = min(xs)
+        out = []
+        for r in range(min(rs), max(rs) + 1):
+            row = [(2 * q + r - x0, label) for (q, rr), label in cells.items() if rr == r]
+            line = ""
+            for x, label in sorted(row):
+                line = line.ljust(3 * x) + label
+            out.append("    " + line.rstrip())
+        return out
+
+
+def _matches(g: ExagonGame, a: int, ta: int, b: int, tb: int) -> bool:
+    """Do side ``a`` of tile ``ta`` and side ``b`` of tile ``tb`` match? (seed rules)"""
+    if a == X or b == X:
+        return False
+    if a == b:
+        return True
+    if a == J:
+        return not g.nummask[ta] >> b & 1
+    if b == J:
+        return not g.nummask[tb] >> a & 1
+    return False

@@ -1,0 +1,723 @@
+"""EXAGON: tile set, rules scenarios (each from a named rule of RULES.md section 4), properties."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ludoteca
+from ludoteca import IllegalActionError, Record
+from ludoteca.core.chance import random_playout, sample_chance
+from ludoteca.games.exagon import DIRECTIONS, ExagonGame, ExagonState, Timed, default_tiles
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).parent / "data"
+DEFAULT_FILE = ROOT / "src" / "ludoteca" / "games" / "data" / "exagon_tiles.json"
+SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def load(players: int = 2, **options: Any) -> ExagonGame:
+    game = ludoteca.load_game("exagon", players=players, **options)
+    assert isinstance(game, ExagonGame)
+    return game
+
+
+def tiles_of(name: str) -> list[dict[str, Any]]:
+    return json.loads((DATA / f"exagon_{name}.json").read_text())
+
+
+def position(tiles: list[dict[str, Any]], table: list[tuple[int, tuple[int, int], int]], hands: list[list[int]],
+             *, to_move: int = 0, phase: str = "turn", placed: int = 0, bonus: int = 0, aside: list[int] | None = None,
+             turn: int = 4, time_left: float | None = None, carry: float | None = None,
+             scores: list[int] | None = None) -> dict[str, Any]:
+    """A position JSON in RULES.md's form (tiles not in a hand or on the table go aside)."""
+    used = {t for h in hands for t in h} | {t for t, _, _ in table}
+    rest = [t["id"] for t in tiles if t["id"] not in used] if aside is None else aside
+    return {
+        "game": "exagon", "players": len(hands), "tiles": tiles,
+        "table": [{"tile": t, "at": list(at), "rot": rot} for t, at, rot in table],
+        "hands": hands, "aside": rest, "to_move": to_move, "phase": phase, "turn": turn,
+        "placed_this_turn": placed, "bonus": bonus, "time_left": time_left, "carry": carry, "scores": scores,
+    }
+
+
+def state_of(pos: dict[str, Any], **options: Any) -> ExagonState:
+    game = load(len(pos["hands"]), clock=None, **options)
+    state = game.state_from_json(pos)
+    assert state.to_json() == game.state_from_json(state.to_json()).to_json()
+    return state
+
+
+def place(tile: int, at: tuple[int, int], rot: int, **extra: Any) -> dict[str, Any]:
+    return {"place": {"tile": tile, "at": list(at), "rot": rot}, **extra}
+
+
+def placements(state: ExagonState) -> set[tuple[int, tuple[int, int], int]]:
+    out = set()
+    for a in state.legal_actions():
+        d = state.action_to_json(a)
+        if "place" in d:
+            p = d["place"]
+            out.add((p["tile"], tuple(p["at"]), p["rot"]))
+    return out
+
+
+def ring(arc: int) -> list[tuple[int, tuple[int, int], int]]:
+    """Fives set: ring tiles 1..arc around the empty cell [0, 0], their odd side facing outwards."""
+    return [(d + 1, DIRECTIONS[d], (d + 1) % 6) for d in range(arc)]
+
+
+def deal(state: ExagonState, rng: random.Random) -> None:
+    while state.is_chance_node():
+        state.apply_action(sample_chance(state, rng))
+
+
+# --- the default tile set -------------------------------------------------------------
+
+def _canonical(sides: list[Any]) -> tuple[str, ...]:
+    s = [str(x) for x in sides]
+    return min(tuple(s[i:] + s[:i]) for i in range(6))
+
+
+def test_default_set_meets_every_constraint() -> None:
+    # RULES.md "Tiles" (seed): 40 tiles, all different also under rotation, numbers 1-9,
+    # star = sum, one star 39 with six numbers, three Jolly and three Exagon tiles, 1-6 star points.
+    tiles = json.loads(DEFAULT_FILE.read_text())
+    assert len(tiles) == 40
+    assert [t["id"] for t in tiles] == list(range(40))
+    assert len({_canonical(t["sides"]) for t in tiles}) == 40
+    for t in tiles:
+        assert len(t["sides"]) == 6
+        nums = [s for s in t["sides"] if isinstance(s, int)]
+        assert all(1 <= s <= 9 for s in nums)
+        assert sum(not isinstance(s, int) for s in t["sides"]) <= 1
+        assert t["star"] == sum(nums)
+        assert 1 <= t["star_points"] <= 6
+    stars39 = [t for t in tiles if t["star"] == 39]
+    assert len(stars39) == 1 and all(isinstance(s, int) for s in stars39[0]["sides"])
+    assert sum(t["sides"].count("J") == 1 for t in tiles) == 3
+    assert sum(t["sides"].count("X") == 1 for t in tiles) == 3
+    assert default_tiles() == tiles
+
+
+def test_generator_reproduces_the_default_set_byte_for_byte() -> None:
+    spec = importlib.util.spec_from_file_location("make_exagon_tiles", ROOT / "scripts" / "make_exagon_tiles.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.dumps(module.make_tiles()).encode() == DEFAULT_FILE.read_bytes()
+
+
+def test_record_options_are_compact_for_the_default_set_and_self_contained_otherwise() -> None:
+    assert "tiles" not in load(2).record_options()
+    custom = load(2, tiles=str(DATA / "exagon_fives.json"))
+    opts = custom.record_options()
+    assert opts["tiles"] == tiles_of("fives")  # the list itself, not the path
+    assert ludoteca.load_game("exagon", **json.loads(json.dumps(opts))).record_options() == opts
+
+
+# --- options and designer sets ----------------------------------------------------------
+
+def test_options_and_defaults() -> None:
+    game = load(3)
+    assert game.options["clock"] == 60 and game.options["tournament"] is False
+    assert game.options["turn_limit"] == 1000
+    assert load(2, clock=None).clock is None and load(2, clock="null").clock is None
+    assert load(2, clock=2.5).clock == 2.5
+    # The tiles option takes a path, JSON text or a list.
+    text = (DATA / "exagon_uniform.json").read_text()
+    assert load(2, tiles=text).tiles == load(2, tiles=tiles_of("uniform")).tiles
+    for bad in (0, -1, True, "soon"):
+        with pytest.raises(ValueError, match="clock"):
+            load(2, clock=bad)
+
+
+def _t(i: int, sides: list[Any], points: int = 1, star: int | None = None) -> dict[str, Any]:
+    total = sum(s for s in sides if isinstance(s, int))
+    return {"id": i, "sides": sides, "star": total if star is None else star, "star_points": points}
+
+
+@pytest.mark.parametrize(
+    ("tiles", "message"),
+    [
+        ([_t(0, [1, 2, 3, 4, 5, 6]), _t(1, [4, 5, 6, 1, 2, 3])], "same tile"),
+        ([_t(0, [0, 2, 3, 4, 5, 6]), _t(1, [1, 1, 1, 1, 1, 1])], "number 1-9"),
+        ([_t(0, [10, 2, 3, 4, 5, 6]), _t(1, [1, 1, 1, 1, 1, 1])], "number 1-9"),
+        ([_t(0, ["J", "J", 3, 4, 5, 6]), _t(1, [1, 1, 1, 1, 1, 1])], "at most one"),
+        ([_t(0, ["J", "X", 3, 4, 5, 6]), _t(1, [1, 1, 1, 1, 1, 1])], "at most one"),
+        ([_t(0, [1, 2, 3, 4, 5, 6], star=20), _t(1, [1, 1, 1, 1, 1, 1])], "not the sum"),
+        ([_t(0, [1, 2, 3, 4, 5, 6], points=7), _t(1, [1, 1, 1, 1, 1, 1])], "star_points"),
+        ([_t(0, [1, 2, 3, 4, 5]), _t(1, [1, 1, 1, 1, 1, 1])], "6 sides"),
+        ([_t(0, [1, 2, 3, 4, 5, 6]), _t(0, [1, 1, 1, 1, 1, 1])], "used twice"),
+        ([_t(0, [1, 2, 3, 4, 5, 6])], "not enough"),
+        ([], "empty"),
+        ("[1, 2", "not valid JSON"),
+        ("/no/such/tiles.json", "not found"),
+        (str(DATA / "exagon_bad_rotation.json"), "same tile"),
+    ],
+)
+def test_designer_sets_are_validated_with_clear_errors(tiles: Any, message: str) -> None:
+    # RULES.md "Tiles": all different under rotation, numbers 1-9 or at most one J/X per tile,
+    # star = sum, star points 0-6, enough tiles for the players.
+    with pytest.raises(ValueError, match=message) as info:
+        load(2, tiles=tiles)
+    assert "tiles" in str(info.value)
+
+
+def test_designer_set_without_40_tiles_or_39_is_fine() -> None:
+    game = load(2, tiles=tiles_of("uniform"))
+    assert game.n_tiles == 9 and game.max_chance_outcomes() == 9
+
+
+# --- geometry and matching --------------------------------------------------------------
+
+def test_jolly_matches_numbers_absent_from_its_own_tile_and_another_jolly() -> None:
+    tiles = tiles_of("specials")
+    # Tile 0 (six 5s) at [0, 0]; the cell [1, 0] is touched by its 5 (facing direction 0).
+    s = state_of(position(tiles, [(0, (0, 0), 0)], [[1, 2, 3], [4, 5, 6, 7]], placed=1))
+    legal = placements(s)
+    # Rule "Matching" (seed): a Jolly matches any number not already on the Jolly tile.
+    assert (1, (1, 0), 3) in legal  # tile 1 = J,2,3,4,6,7: its J (side 0) faces direction 3 with rot 3
+    assert (2, (1, 0), 3) not in legal  # tile 2 = J,5,2,3,4,6 already shows a 5
+    assert (2, (1, 0), 2) in legal  # ... but its own 5 matches the 5
+    # Rule "Matching": an Exagon area matches nothing.
+    assert (3, (1, 0), 3) not in legal and (3, (1, 0), 2) in legal
+    # A Jolly on the table: tile 4 = J,1,1,1,1,1 with its J facing direction 0.
+    s = state_of(position(tiles, [(4, (0, 0), 0)], [[1, 2, 6], [0, 3, 5, 7]], placed=1))
+    legal = placements(s)
+    assert (1, (1, 0), 3) in legal  # Jolly against Jolly
+    assert (1, (1, 0), 2) in legal  # tile 1's 2 against the Jolly of a tile without 2
+    assert (6, (1, 0), 0) in legal  # tile 6 = 1,2,3,4,5,6: its 4 (side 3) faces direction 3; no 4 on tile 4
+    assert (6, (1, 0), 3) not in legal  # its 1 (side 0) faces the Jolly, but tile 4 shows 1s
+
+
+def test_exagon_matches_nothing_not_even_exagon() -> None:
+    tiles = tiles_of("specials")
+    # Tile 3 = X,5,5,5,5,5 at [0, 0] rot 0: its X faces direction 0, cell [1, 0].
+    s = state_of(position(tiles, [(3, (0, 0), 0)], [[0, 5, 6, 1], [2, 4, 7]], placed=1))
+    assert all(at != (1, 0) for _, at, _ in placements(s))  # not even tile 5's X, nor a number
+    assert (0, (0, 1), 0) in placements(s)  # the other sides are 5s
+    with pytest.raises(IllegalActionError):
+        s.apply_json(place(5, (1, 0), 3))
+
+
+# --- connections, bonuses, turns ---------------------------------------------------------
+
+@pytest.mark.parametrize(("arc", "bonus"), [(2, 0), (3, 1), (4, 2), (5, 3)])
+def test_connections_continue_the_turn_and_earn_bonuses(arc: int, bonus: int) -> None:
+    # Rule "A turn" (seed): 2+ connections let the turn go on; 3, 4, 5 earn 1, 2, 3 bonuses.
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, ring(arc), [[0, 9, 10], [11, 12]]))
+    s.apply_json(place(0, (0, 0), 0))
+    assert s.current_player() == 0 and s.bonus == bonus and s.placed == 1
+    assert s.counters()["bonuses_earned"] == bonus
+    assert {"stop": True} in [s.action_to_json(a) for a in s.legal_actions()]
+
+
+def test_one_connection_ends_the_turn_unless_a_bonus_is_spent() -> None:
+    # Rule "A turn" (seed): a 1-connection tile ends the turn unless a bonus is spent (automatic).
+    tiles = tiles_of("fives")
+    table = [(1, (1, 0), 1)]  # tile 1 = 5,5,5,5,5,1: its 5 (side 1) faces direction 2, cell [1, -1]
+    s = state_of(position(tiles, table, [[0, 9, 10], [11, 12]], placed=1, bonus=1))
+    s.apply_json(place(9, (1, -1), 2))  # tile 9 = 5,5,5,5,1,1: side 3 (a 5) faces direction 5
+    assert s.current_player() == 0 and s.bonus == 0 and s.counters()["bonuses_spent"] == 1
+    s = state_of(position(tiles, table, [[0, 9, 10], [11, 12]], placed=1, bonus=0))
+    s.apply_json(place(9, (1, -1), 2))
+    assert s.current_player() == 1 and s.turn == 5 and s.placed == 0
+    # The first placement of a turn with one connection ends it too.
+    s = state_of(position(tiles, table, [[0, 9, 10], [11, 12]]))
+    s.apply_json(place(9, (1, -1), 2))
+    assert s.current_player() == 1
+
+
+def test_first_placement_is_compulsory_and_stop_follows_it() -> None:
+    # Rule "A turn": pass only when no placement is legal at the turn's start; stop only after one.
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, ring(2), [[0, 9, 10], [11, 12]]))
+    kinds = {next(iter(s.action_to_json(a))) for a in s.legal_actions()}
+    assert kinds == {"place"}
+    with pytest.raises(IllegalActionError):
+        s.apply_json({"pass": True})
+    with pytest.raises(IllegalActionError):
+        s.apply_json({"stop": True})
+    s.apply_json(place(0, (0, 0), 0))
+    s.apply_json({"stop": True})
+    assert s.current_player() == 1 and s.bonus == 0
+
+
+def test_give_only_to_a_player_holding_exactly_one_tile() -> None:
+    # Rule "A turn" (seed): a bonus may instead give one of the player's tiles to a player who
+    # holds exactly one tile; giving does not end the turn (default).
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, ring(2), [[0, 9, 10], [11], [12, 13]], placed=1, bonus=1))
+    gives = [s.action_to_json(a)["give"] for a in s.legal_actions() if "give" in s.action_to_json(a)]
+    assert sorted((g["tile"], g["to"]) for g in gives) == [(0, 1), (9, 1), (10, 1)]
+    s.apply_json({"give": {"tile": 9, "to": 1}})
+    assert s.hands == [[0, 10], [11, 9], [12, 13]] and s.bonus == 0 and s.current_player() == 0
+    assert s.counters()["tiles_given"] == 1 and s.counters()["bonuses_spent"] == 1
+    with pytest.raises(IllegalActionError):  # no bonus left
+        s.apply_json({"give": {"tile": 10, "to": 1}})
+    # Without a bonus, or to a player with two tiles: never.
+    s = state_of(position(tiles, ring(2), [[0, 9, 10], [11], [12, 13]], placed=1, bonus=0))
+    assert not any("give" in s.action_to_json(a) for a in s.legal_actions())
+    s = state_of(position(tiles, ring(2), [[0, 9, 10], [11], [12, 13]], placed=1, bonus=1))
+    with pytest.raises(IllegalActionError):
+        s.apply_json({"give": {"tile": 9, "to": 2}})
+    # Default: a player never gives away their own last tile.
+    s = state_of(position(tiles, ring(2), [[0], [11], [12, 13, 9, 10]], placed=1, bonus=1))
+    assert not any("give" in s.action_to_json(a) for a in s.legal_actions())
+
+
+def test_perfect_fit_wins_at_once() -> None:
+    # Rule "A turn"/"End" (seed): 6 connections, the perfect fit, wins the game at once.
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, ring(6), [[0, 9, 10], [11, 12]]))
+    s.apply_json(place(0, (0, 0), 0))
+    assert s.is_terminal() and s.returns() == [1.0, 0.0]
+    assert s.counters()["end"] == "perfect_fit" and s.counters()["perfect_fits"] == 1
+    assert s.to_json()["phase"] == "over"
+
+
+def test_last_tile_wins_at_once() -> None:
+    # Rule "End" (seed): a player who places their last tile wins at once.
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, ring(1), [[11, 12], [0]], to_move=1))
+    s.apply_json(place(0, (0, 0), 0))
+    assert s.is_terminal() and s.returns() == [0.0, 1.0] and s.counters()["end"] == "last_tile"
+
+
+def test_blocked_game_fewest_tiles_then_lower_penalty_then_shared() -> None:
+    # Rule "End" (default): every player passes in a row -> fewest tiles, then the lower
+    # tournament penalty (star points + 3 per Jolly tile), then shared.
+    tiles = tiles_of("uniform")  # star points: tile k has 1 + k % 6
+    s = state_of(position(tiles, [(1, (0, 0), 0)], [[2, 3], [4, 6], [7, 8, 9]]))
+    for seat in range(3):
+        assert s.current_player() == seat
+        assert [s.action_to_json(a) for a in s.legal_actions()] == [{"pass": True}]
+        s.apply_json({"pass": True})
+    # penalties: seat 0: 3 + 4 = 7; seat 1: 5 + 1 = 6.
+    assert s.is_terminal() and s.returns() == [0.0, 1.0, 0.0]
+    assert s.counters()["end"] == "blocked" and s.counters()["passes"] == 3
+    s = state_of(position(tiles, [(1, (0, 0), 0)], [[2, 3], [7, 8], [4, 5, 9]]))  # penalties 7 and 5
+    for _ in range(3):
+        s.apply_json({"pass": True})
+    assert s.returns() == [0.0, 1.0, 0.0]
+    s = state_of(position(tiles, [(1, (0, 0), 0)], [[2, 9], [3, 8], [4, 5, 6]]))  # 3+4 = 4+3
+    for _ in range(3):
+        s.apply_json({"pass": True})
+    assert s.returns() == [0.5, 0.5, 0.0]
+
+
+def test_a_placement_breaks_the_row_of_passes() -> None:
+    tiles = tiles_of("fives")
+    # Seat 0 holds only the 1s tile (tile 2 shows 5s and a 2); seat 1 can place.
+    s = state_of(position(tiles, [(2, (1, 0), 1)], [[17], [0, 9]]))
+    s.apply_json({"pass": True})
+    assert s.to_json()["passes"] == 1
+    s.apply_json(place(9, (1, -1), 2))
+    assert s.to_json()["passes"] == 0 and not s.is_terminal()
+
+
+def test_whole_game_of_the_uniform_set_blocks_at_the_opening() -> None:
+    # Opening (seed): the first player puts any tile at [0, 0]; the next must attach one. No tile
+    # of the uniform set matches another, so everyone passes and the game is blocked.
+    game = load(2, clock=None, tiles=tiles_of("uniform"))
+    s = game.new_initial_state()
+    deal(s, random.Random(3))
+    assert s.to_json()["phase"] == "opening" and len(s.table) == 1  # 9 tiles: 4 each + a table tile
+    while not s.is_terminal():
+        assert [s.action_to_json(a) for a in s.legal_actions()] == [{"pass": True}]
+        s.apply_json({"pass": True})
+    assert s.counters()["end"] == "blocked" and s.turn == 2
+
+
+# --- deal and who starts ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("players", "each", "table"), [(2, 20, 0), (3, 13, 1), (4, 10, 0), (5, 8, 0)])
+def test_deal_counts_and_who_starts(players: int, each: int, table: int) -> None:
+    # Rule "Deal" (seed): 2 players 20 each; 3 players 13 + a table tile at [0, 0]; 4: 10; 5: 8.
+    game = load(players, clock=None)
+    s = game.new_initial_state()
+    for k in range(each * players):
+        assert s.is_chance_node() and s.to_move == k % players
+        outcomes = s.chance_outcomes()
+        assert len(outcomes) == 40 - k and math.isclose(sum(p for _, p in outcomes), 1.0)
+        s.apply_action(outcomes[(7 * k) % len(outcomes)][0])
+    if table:
+        assert [a for a, _ in s.chance_outcomes()] and len(s.chance_outcomes()) == 1
+        s.apply_action(s.chance_outcomes()[0][0])
+        assert s.to_json()["table"][0]["at"] == [0, 0] and s.to_json()["table"][0]["rot"] == 0
+    assert [len(h) for h in s.hands] == [each] * players and len(s.table) == table and s.aside == []
+    assert s.to_json()["phase"] == "opening" and s.turn == 0
+    star39 = next(t["id"] for t in game.tiles if t["star"] == 39)
+    holder = [seat for seat, h in enumerate(s.to_json()["hands"]) if star39 in h]
+    assert s.current_player() == (holder[0] if holder else 0)
+
+
+def test_table_tile_39_means_seat_0_starts_and_attaches() -> None:
+    # Rule "Deal" (seed; default): if the 39 is the table tile, seat 0 starts with the attaching step.
+    game = load(3, clock=None)
+    star39 = next(t["id"] for t in game.tiles if t["star"] == 39)
+    s = game.new_initial_state()
+    order = [t for t in range(40) if t != star39] + [star39]
+    for t in order:
+        s.apply_json({"deal": t})
+    assert s.to_json()["table"] == [{"tile": star39, "at": [0, 0], "rot": 0}]
+    assert s.current_player() == 0 and s.to_json()["phase"] == "opening"
+    s.apply_action(s.legal_actions()[0])  # the attaching step ends the opening
+    assert s.to_json()["phase"] == "turn" and s.current_player() == 1 and s.turn == 1
+
+
+def test_without_39_the_highest_star_in_a_hand_starts() -> None:
+    # Rule "Deal" (default): no 39 -> the highest star in a hand (ties: lowest seat).
+    game = load(2, clock=None, tiles=tiles_of("uniform"))  # stars 6k; tile 9 has 54
+    s = game.new_initial_state()
+    for t in (1, 9, 2, 3, 4, 5, 6, 7, 8):  # seat 1 gets 9; tile 8 (48) is the table tile
+        s.apply_json({"deal": t})
+    assert s.current_player() == 1
+    s = game.new_initial_state()
+    for t in (1, 2, 3, 4, 5, 6, 7, 8, 9):  # 9 on the table: highest in a hand is 8 (seat 1)
+        s.apply_json({"deal": t})
+    assert s.current_player() == 1 and s.to_json()["table"][0]["tile"] == 9
+
+
+def test_two_or_more_leftovers_are_set_aside_and_hidden() -> None:
+    # Rule "Deal" (default): >= 2 leftovers are set aside unseen; observations omit them.
+    game = load(4, clock=None, tiles=tiles_of("fives"))  # 18 tiles: 4 each + 2 aside
+    s = game.new_initial_state()
+    deal(s, random.Random(1))
+    assert [len(h) for h in s.hands] == [4] * 4 and len(s.aside) == 2 and not s.table
+    data = s.to_json()
+    assert len(data["aside"]) == 2
+    for seat in (None, 0, 3):
+        obs = s.observation(seat)
+        assert "aside" not in obs and obs["aside_count"] == 2
+        assert not set(data["aside"]) & {t for h in obs["hands"] for t in h}
+
+
+def test_opening_tile_goes_at_the_origin_in_any_rotation() -> None:
+    # Opening (seed): the first player puts any one of their tiles at [0, 0] (gap: any rotation).
+    game = load(2, clock=None)
+    s = game.new_initial_state()
+    deal(s, random.Random(2))
+    legal = placements(s)
+    assert {at for _, at, _ in legal} == {(0, 0)}
+    assert len(legal) == 6 * 20
+    first = s.current_player()
+    s.apply_action(s.legal_actions()[-1])
+    assert s.current_player() == 1 - first and s.to_json()["phase"] == "opening"
+    assert [e["at"] for e in s.to_json()["table"]] == [[0, 0]]
+
+
+# --- hourglass -----------------------------------------------------------------------------
+
+def test_hourglass_carry_refusal_and_timeout() -> None:
+    # Rule "Hourglass" (seed): elapsed is lost from time_left; time left at the end of a turn is
+    # added to the next turn; an elapsed beyond time_left is refused; timeout is accepted though
+    # never listed and carries nothing.
+    tiles = tiles_of("fives")
+    pos = position(tiles, ring(2), [[0, 9, 10], [11, 12]], time_left=60.0, carry=0.0)
+    game = load(2, tiles=tiles)  # clock 60
+    s = game.state_from_json(pos)
+    s.apply_json(place(0, (0, 0), 0, elapsed=10))
+    assert s.time_left == 50.0 and s.current_player() == 0
+    s.apply_json({"stop": True, "elapsed": 5.5})
+    assert s.current_player() == 1 and s.carry == 44.5 and s.time_left == 104.5
+    before = s.to_json()
+    action = s.action_from_json({"stop": True, "elapsed": 200.0})
+    assert isinstance(action, Timed)
+    timed_place = s.action_from_json(place(11, (2, -1), 1, elapsed=104.6))
+    with pytest.raises(IllegalActionError, match="hourglass"):
+        s.apply_action(timed_place)
+    assert s.to_json() == before
+    assert all(s.action_to_json(a) != {"timeout": True} for a in s.legal_actions())
+    s.apply_json({"timeout": True, "elapsed": 999})  # timeout ignores elapsed
+    assert s.current_player() == 0 and s.carry == 0.0 and s.time_left == 60.0
+    assert s.to_json()["passes"] == 1 and s.counters()["timeouts"] == 1
+    s.apply_json(place(9, (-1, 0), 0, elapsed=1))  # one connection: the turn ends, 59 s carried
+    assert s.current_player() == 1 and s.carry == 59.0 and s.time_left == 119.0
+    # A timeout after a placement: the turn ends, nothing carried, and it is not a pass.
+    s.apply_json(place(11, (2, -1), 1, elapsed=19))
+    assert s.current_player() == 1 and s.time_left == 100.0
+    s.apply_json({"timeout": True})
+    assert s.current_player() == 0 and s.carry == 0.0 and s.time_left == 60.0
+    assert s.to_json()["passes"] == 0
+
+
+def test_timeout_refused_without_a_clock_and_in_the_opening() -> None:
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, ring(2), [[0, 9, 10], [11, 12]]))
+    with pytest.raises(IllegalActionError, match="no clock"):
+        s.apply_json({"timeout": True})
+    game = load(2, clock=30)
+    s = game.new_initial_state()
+    deal(s, random.Random(4))
+    assert s.time_left == 30.0 and s.carry == 0.0
+    with pytest.raises(IllegalActionError, match="opening"):
+        s.apply_json({"timeout": True})
+    # Opening steps have no clock: elapsed is ignored there.
+    s.apply_action(Timed(s.legal_actions()[0], 500.0))
+    assert s.time_left == 30.0
+    while s.to_json()["phase"] == "opening":
+        s.apply_action(Timed(s.legal_actions()[0], 500.0))
+    assert s.to_json()["phase"] == "turn" and s.time_left == 30.0 and s.carry == 0.0
+
+
+def test_clock_none_positions_have_null_time() -> None:
+    s = load(2, clock=None).new_initial_state()
+    data = s.to_json()
+    assert data["time_left"] is None and data["carry"] is None
+
+
+# --- tournament and turn limit ---------------------------------------------------------
+
+def test_tournament_scoring() -> None:
+    # Rule "Tournament" (seed): the winner gains 20; the others lose their star points plus 3 per
+    # Jolly tile left; the tournament ends when someone has 50.
+    tiles = tiles_of("specials")
+    pos = position(tiles, [(0, (0, 0), 0)], [[3], [1, 7], [6]], scores=[35, 10, 0])
+    s = state_of(pos, tournament=True)
+    s.apply_json(place(3, (1, 0), 2))  # tile 3's 5 (side 1) faces direction 3: its last tile
+    # seat 1: star points 4 + 6 + 3 for the Jolly tile 1; seat 2: 3.
+    assert s.scores == [55, -3, -3]
+    assert s.is_terminal() and s.returns() == [1.0, 0.0, 0.0]
+    pos = position(tiles, [(0, (0, 0), 0)], [[3], [1, 7], [6]], scores=[0, 10, 0])
+    s = state_of(pos, tournament=True)
+    s.apply_json(place(3, (1, 0), 2))
+    data = s.to_json()
+    assert data["scores"] == [20, -3, -3] and data["phase"] == "deal" and data["turn"] == 0
+    assert data["table"] == [] and data["hands"] == [[], [], []] and s.is_chance_node()
+
+
+def test_tournament_playout_ends_with_someone_at_50() -> None:
+    game = load(2, clock=None, tournament=True)
+    s = game.new_initial_state()
+    random_playout(s, random.Random(5))
+    assert s.is_terminal() and max(s.scores) >= 50
+    assert [s.scores[i] >= 50 for i in range(2)] == [r > 0 for r in s.returns()]
+
+
+def test_turn_limit_ends_the_game_scored_as_blocked() -> None:
+    game = load(2, clock=None, turn_limit=3)
+    s = game.new_initial_state()
+    random_playout(s, random.Random(9))
+    assert s.is_terminal() and s.turn == 3 and s.counters()["end"] == "turn_limit"
+    keys = [(len(h), sum(game.penalty[t] for t in h)) for h in s.hands]
+    assert s.returns() == [1.0 / keys.count(min(keys)) if k == min(keys) else 0.0 for k in keys]
+
+
+# --- positions ---------------------------------------------------------------------------
+
+def test_position_json_has_rules_keys_and_round_trips() -> None:
+    game = load(3)
+    s = game.new_initial_state()
+    deal(s, random.Random(1))
+    data = s.to_json()
+    for key in ("game", "players", "tiles", "table", "hands", "aside", "to_move", "phase", "turn",
+                "placed_this_turn", "bonus", "time_left", "carry", "scores"):
+        assert key in data
+    assert data["tiles"][0] == game.tiles[0] and data["scores"] is None
+    assert game.state_from_json(json.loads(json.dumps(data))).to_json() == data
+
+
+def _bad(**change: Any) -> dict[str, Any]:
+    pos = position(tiles_of("fives"), ring(2), [[0, 9, 10], [11, 12]])
+    pos.update(change)
+    return pos
+
+
+@pytest.mark.parametrize(
+    ("pos", "message"),
+    [
+        (_bad(hands=[[0, 9], [11, 12]]), "in no hand"),  # conservation
+        (_bad(hands=[[0, 9, 10, 1], [11, 12]]), "both in"),
+        (_bad(hands=[[0, 9, 10, 99], [11, 12]]), "99"),
+        (_bad(table=[{"tile": 1, "at": [1, 0], "rot": 1}, {"tile": 2, "at": [1, 0], "rot": 2}]), "overlap"),
+        (_bad(table=[{"tile": 1, "at": [1, 0], "rot": 0}, {"tile": 2, "at": [1, 1], "rot": 2}]), "unmatched"),
+        (_bad(table=[{"tile": 1, "at": [1, 0], "rot": 1}, {"tile": 2, "at": [3, 0], "rot": 2}]), "connected"),
+        (_bad(phase="dinner"), "phase"),
+        (_bad(to_move=5), "to_move"),
+        (_bad(time_left=3.0, clock=None), "null"),
+        (_bad(time_left=3.0), "carry"),
+        (_bad(game="tri"), "exagon"),
+        (_bad(placed_this_turn=0, bonus=2), "bonus"),
+    ],
+)
+def test_invalid_positions_say_what_is_wrong(pos: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        load(2, clock=None).state_from_json(pos)
+
+
+def test_positions_with_another_tile_set_are_self_contained() -> None:
+    # A position is self-contained: its tiles list may hold any tiles (RULES.md "Tiles").
+    pos = position(tiles_of("fives"), ring(2), [[0, 9, 10], [11, 12]])
+    s = load(2, clock=None).state_from_json(pos)  # a default-set game reads a fives position
+    assert s.game.n_tiles == 18 and s.to_json()["tiles"] == tiles_of("fives")
+    s.apply_json(place(0, (0, 0), 0))
+    assert s.placed == 1
+
+
+# --- notation and text ----------------------------------------------------------------
+
+def test_action_strings_and_json() -> None:
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, ring(2), [[0, 9, 10], [11], [12, 13]], placed=1, bonus=1))
+    examples = {
+        "t0@0,0r0": place(0, (0, 0), 0),
+        "give t9>1": {"give": {"tile": 9, "to": 1}},
+        "stop": {"stop": True},
+        "pass": {"pass": True},
+        "timeout": {"timeout": True},
+        "t0@0,0r3 +2.5s": place(0, (0, 0), 3, elapsed=2.5),
+    }
+    for text, data in examples.items():
+        action = s.action_from_string(text)
+        assert s.action_to_json(action) == data
+        assert s.action_to_string(action) == text
+        assert s.action_from_string(json.dumps(data)) == action
+    assert s.action_from_string("t0@[0, 0] r3") == s.action_from_json(place(0, (0, 0), 3))
+    for bad in ("t0@0,0r6", "give t99>1", "jump", "t0@99,0r0", '{"deal": 3, "stop": true}'):
+        with pytest.raises(IllegalActionError):
+            s.action_from_string(bad)
+    # Well-formed actions parse anywhere; apply_action refuses those not legal in the position.
+    before = s.to_json()
+    with pytest.raises(IllegalActionError):
+        s.apply_action(s.action_from_string("deal t3"))
+    assert s.to_json() == before
+    d = load(2).new_initial_state()
+    assert d.action_to_string(d.action_from_string("deal t7")) == "deal t7"
+    with pytest.raises(IllegalActionError):
+        d.apply_json({"stop": True})
+
+
+def test_render_shows_table_spots_hands_and_time() -> None:
+    tiles = tiles_of("fives")
+    game = load(2, tiles=tiles)
+    s = game.state_from_json(position(tiles, ring(2), [[0, 9, 10], [11, 12]], placed=1, bonus=1,
+                                      time_left=42.5, carry=0.0))
+    text = s.render()
+    for part in ("phase turn", "player 0 to move", "bonus 1", "42.5 s left", "[1,0] rot 1", "legal spots",
+                 "[0,0]", ">P0 (3)", "t0[5 5 5 5 5 5]*30", "t1", "t2"):
+        assert part in text, part
+
+
+def test_num_distinct_actions_is_fixed_and_covers_every_action() -> None:
+    game = load(5, clock=None)
+    assert game.num_distinct_actions() == 40 + 40 * 79 * 79 * 6 + 40 * 5 + 3
+    s = game.new_initial_state()
+    random_playout(s, random.Random(2), max_actions=120)
+    assert all(0 <= a < game.num_distinct_actions() for a in s.legal_actions())
+
+
+# --- properties ---------------------------------------------------------------------------
+
+def _conserved(s: ExagonState) -> bool:
+    data = s.to_json()
+    placed = [e["tile"] for e in data["table"]] + [t for h in data["hands"] for t in h] + data["aside"]
+    if data["phase"] == "deal":
+        return len(placed) == len(set(placed))
+    return sorted(placed) == sorted(t["id"] for t in data["tiles"])
+
+
+def _step(s: ExagonState, rng: random.Random) -> Any:
+    """A random action; with a clock, a random elapsed and the occasional timeout."""
+    if s.is_chance_node():
+        return sample_chance(s, rng)
+    legal = s.legal_actions()
+    action = legal[rng.randrange(len(legal))]
+    if s.game.clock is not None and s.phase == 2:
+        if rng.random() < 0.05:
+            return Timed(s.game.timeout_action, rng.uniform(0, 100))
+        if rng.random() < 0.7:
+            return Timed(action, round(rng.uniform(0, min(s.time_left, 20)), 3))
+    return action
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(players=st.integers(2, 5), clock=st.sampled_from([None, 60, 7.5]), tournament=st.sampled_from([False, True]),
+       seed=st.integers(0, 2**32 - 1))
+def test_random_games_keep_every_invariant(players: int, clock: float | None, tournament: bool, seed: int) -> None:
+    game = load(players, clock=clock, tournament=tournament)
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    record = Record.start(game)
+    steps = 0
+    while not s.is_terminal():
+        assert steps < 20000
+        data = s.to_json()
+        # JSON round trip at every step, and the rebuilt state plays on identically.
+        rebuilt = game.state_from_json(json.loads(json.dumps(data)))
+        assert rebuilt.to_json() == data and rebuilt.legal_actions() == s.legal_actions()
+        assert _conserved(s)
+        if s.is_chance_node():
+            assert math.isclose(sum(p for _, p in s.chance_outcomes()), 1.0)
+        action = _step(s, rng)
+        # Illegal actions raise and change nothing.
+        if not s.is_chance_node():
+            for bad in (-1, game.num_distinct_actions(), game.give0 - 1):
+                if bad not in s.legal_actions():
+                    with pytest.raises(IllegalActionError):
+                        s.apply_action(bad)
+            if clock is not None and s.phase == 2 and not isinstance(action, Timed):
+                with pytest.raises(IllegalActionError, match="hourglass"):
+                    s.apply_action(Timed(action, s.time_left + 1))
+            assert s.to_json() == data
+        # Clones are independent.
+        if steps % 5 == 0:
+            clone = s.clone()
+            clone.apply_action(action)
+            rebuilt.apply_action(action)
+            assert s.to_json() == data and rebuilt.to_json() == clone.to_json()
+        assert s.action_from_json(json.loads(json.dumps(s.action_to_json(action)))) == action
+        assert s.action_from_string(s.action_to_string(action)) == action
+        record.add(s, action)
+        s.apply_action(action)
+        steps += 1
+    assert math.isclose(sum(s.returns()), 1.0)
+    assert s.counters()["end"] in ("last_tile", "perfect_fit", "blocked", "turn_limit")
+    replayed = Record.loads(record.dumps()).replay()
+    assert replayed.to_json() == s.to_json()
+
+
+@SETTINGS
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32 - 1))
+def test_observation_hides_only_the_aside(players: int, seed: int) -> None:
+    game = load(players, clock=None, tiles=tiles_of("fives"))
+    s = game.new_initial_state()
+    random_playout(s, random.Random(seed), max_actions=30)
+    obs = s.observation(0)
+    data = s.to_json()
+    assert "aside" not in obs and obs["aside_count"] == len(data["aside"])
+    assert {k: v for k, v in obs.items() if k != "aside_count"} == {k: v for k, v in data.items() if k != "aside"}
+
+
+def test_counters_are_copied_by_clone() -> None:
+    s = load(2, clock=None).new_initial_state()
+    random_playout(s, random.Random(8), max_actions=60)
+    c = s.clone()
+    random_playout(c, random.Random(8))
+    assert s.counters()["placements"] < c.counters()["placements"]
+    assert set(c.counters()) == {"placements", "bonuses_earned", "bonuses_spent", "tiles_given", "passes",
+                                 "timeouts", "perfect_fits", "end"}
+
+
+def test_random_games_with_the_default_set_end_by_a_last_tile() -> None:
+    # The default set is playable: random games end by a last tile or a perfect fit.
+    ends: Counter[str] = Counter()
+    for players in range(2, 6):
+        game = load(players, clock=None)
+        rng = random.Random(players)
+        for _ in range(10):
+            s = game.new_initial_state()
+            random_playout(s, rng)
+            ends[s.counters()["end"]] += 1
+    assert ends["last_tile"] + ends["perfect_fit"] >= 36
