@@ -77,7 +77,8 @@ def test_options_defaults_and_errors():
             load_game("tri", **bad)
     assert isinstance(g, TriGame)
     # fixed action space: place/expand/attack/void per triangle, teleport per (square, triangle), 4 cards, pass
-    assert g.num_distinct_actions() == 4 * 64 + 16 * 64 + 4 + 1
+    # 16 ids for chance outcomes, then place/expand/attack/void per triangle, teleports, cards, pass.
+    assert g.num_distinct_actions() == 16 + 4 * 64 + 16 * 64 + 4 + 1
 
 
 @pytest.mark.parametrize("size", [2, 3, 4, 7])
@@ -453,7 +454,7 @@ def test_action_json_and_strings():
     {}, {"place": [0, 0]}, {"place": [0, 0, "X"]}, {"place": [4, 0, "N"]}, {"place": [0, -1, "N"]},
     {"place": [True, 0, "N"]}, {"expand": "0,0,N"}, {"card": 1}, {"card": True}, {"card": "2"},
     {"pass": False}, {"teleport": {"square": [0, 0]}}, {"teleport": {"square": [9, 0], "to": [0, 0, "N"]}},
-    {"roll": 3}, {"fly": [0, 0, "N"]}, {"place": [0, 0, "N"], "pass": True}, [1, 2],
+    {"roll": 9}, {"fly": [0, 0, "N"]}, {"place": [0, 0, "N"], "pass": True}, [1, 2],
 ])
 def test_malformed_actions(bad):
     state = load(position(owner={"0,0,N": 0, "2,2,N": 1}))
@@ -470,10 +471,15 @@ def test_malformed_strings(text):
 
 
 def test_chance_json_at_chance_nodes_only():
+    # RULES.md: "action_from_json rejects only ill-formed actions; apply_action rejects any
+    # action that is not legal in the position": a player's action parses at a chance node
+    # and is refused when applied.
     state = load(position(owner={"1,1,E": 0, "1,2,W": 1}))
     play(state, "atk 1,2,W")
+    before = state.to_json()
     with pytest.raises(IllegalActionError):
-        state.action_from_json({"expand": [0, 0, "N"]})
+        state.apply_json({"expand": [0, 0, "N"]})
+    assert state.to_json() == before
     for bad in ({"roll": 0}, {"roll": 7}, {"out": 2}, {"income": True}):
         with pytest.raises(IllegalActionError):
             state.action_from_json(bad)

@@ -185,12 +185,17 @@ class TohmGame(Game):
         self.right = tuple(tuple(i + k for k in range(1, cols - i % cols)) for i in range(n))
         self.up = tuple(tuple(i - k * cols for k in range(1, i // cols + 1)) for i in range(n))
         self.down = tuple(tuple(i + k * cols for k in range(1, rows - i // cols)) for i in range(n))
-        self.remove0 = n
-        self.move0 = 2 * n
-        self.pass_id = 2 * n + n * n
-        self.remove_ids: tuple[int, ...] = tuple(range(n, 2 * n))
+        # Action ids: 1-6 are the die faces (chance); player actions start at 7, so an
+        # integer means the same action in every position (RULES.md: action_from_json
+        # rejects only ill-formed actions, apply_action the illegal ones).
+        self.place0 = p0 = 7
+        self.remove0 = p0 + n
+        self.move0 = p0 + 2 * n
+        self.pass_id = p0 + 2 * n + n * n
+        self.place_of: tuple[tuple[int, ...], ...] = tuple(tuple(p0 + i for i in cells) for cells in self.cells_of)
+        self.remove_ids: tuple[int, ...] = tuple(range(self.remove0, self.remove0 + n))
         self.move_ids: tuple[tuple[int, ...], ...] = tuple(
-            tuple(range(2 * n + f * n, 2 * n + f * n + n)) for f in range(n)
+            tuple(range(self.move0 + f * n, self.move0 + f * n + n)) for f in range(n)
         )
         self.chance_legal: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
         self.chance_outcomes: tuple[tuple[int, float], ...] = tuple((d, 1 / 6) for d in range(1, 7))
@@ -382,7 +387,7 @@ class TohmState(State):
         b = self.board
         if d >= 3:  # type: ignore[operator]
             if self.supply[self.to_move]:
-                acts = [i for i in g.cells_of[d] if b[i] < 0]  # type: ignore[index]
+                acts = [a for i, a in zip(g.cells_of[d], g.place_of[d], strict=True) if b[i] < 0]  # type: ignore[index]
                 if acts:
                     return acts
             return [g.pass_id]
@@ -413,14 +418,15 @@ class TohmState(State):
         n = g.n_cells
         p = self.to_move
         b = self.board
-        if action < n:  # place
+        if action < g.remove0:  # place
+            action -= g.place0
             b[action] = p
             self.supply[p] -= 1
             self.filled += 1
             self.n_places += 1
             self._score(action, p, p)
         elif action < g.move0:  # remove
-            i = action - n
+            i = action - g.remove0
             self.supply[b[i]] += 1
             b[i] = -1
             self.filled -= 1
@@ -545,21 +551,19 @@ class TohmState(State):
         if type(action) is not int:
             action = _as_int_action(action)
         g = self.game
-        if self.phase == ROLL:
-            if not 1 <= action <= 6:
-                raise IllegalActionError(f"{action!r} is not a die face (1-6)")
+        if 1 <= action <= 6:
             return {"roll": action}
         n = g.n_cells
-        if 0 <= action < n:
-            return {"place": list(g.rc(action))}
-        if n <= action < g.move0:
-            return {"remove": list(g.rc(action - n))}
+        if g.place0 <= action < g.remove0:
+            return {"place": list(g.rc(action - g.place0))}
+        if g.remove0 <= action < g.move0:
+            return {"remove": list(g.rc(action - g.remove0))}
         if g.move0 <= action < g.pass_id:
             f, t = divmod(action - g.move0, n)
             return {"move": [list(g.rc(f)), list(g.rc(t))]}
         if action == g.pass_id:
             return {"pass": True}
-        raise IllegalActionError(f"{action!r} is not a TOHM action (0 to {g.pass_id})")
+        raise IllegalActionError(f"{action!r} is not a TOHM action (1 to {g.pass_id})")
 
     def _cell_from_json(self, value: Any, what: str) -> int:
         g = self.game
@@ -596,17 +600,13 @@ class TohmState(State):
         if key == "roll":
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
                 raise IllegalActionError(f"roll must be a die face 1 to 6, not {value!r}")
-            if self.phase != ROLL:
-                raise IllegalActionError(
-                    f"{{\"roll\": {value}}} is not legal now: {self._who()} to act, not chance"
-                )
             return value
         if key == "pass":
             if value is not True:
                 raise IllegalActionError(f'pass is written {{"pass": true}}, not {data!r}')
             action = g.pass_id
         elif key == "place":
-            action = self._cell_from_json(value, "place")
+            action = g.place0 + self._cell_from_json(value, "place")
         elif key == "remove":
             action = g.remove0 + self._cell_from_json(value, "remove")
         else:
@@ -617,10 +617,6 @@ class TohmState(State):
             if f == t:
                 raise IllegalActionError(f"a move goes to a different cell, not {value!r} to itself")
             action = g.move0 + f * g.n_cells + t
-        if self.phase == ROLL:
-            raise IllegalActionError(
-                f"{json.dumps(dict(data))} is not legal now: the die must be rolled first"
-            )
         return action
 
     def _who(self) -> str:

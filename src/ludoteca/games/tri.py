@@ -46,6 +46,8 @@ STEP_BY_NAME = {name: i for i, name in enumerate(STEP_NAMES)}
 ROLL0 = 0      # roll v -> v - 1
 INCOME0 = 5    # income f -> 5 + f
 OUT0 = 12      # out seat -> 12 + seat
+PLAYER0 = 16   # player actions start above every chance outcome (OUT0 + 4 seats), so an
+               # integer means the same action in every position
 
 # counters (order of the internal list)
 COUNTER_NAMES = (
@@ -101,11 +103,12 @@ class TriGame(Game):
         self.turn_limit = self.options["turn_limit"]
         self.T = T = 4 * n * n
         self.S = S = n * n
-        self.EXPAND = T
-        self.ATTACK = 2 * T
-        self.VOID = 3 * T
-        self.TELEPORT = 4 * T
-        self.CARD = 4 * T + S * T
+        self.PLACE = P0 = PLAYER0
+        self.EXPAND = P0 + T
+        self.ATTACK = P0 + 2 * T
+        self.VOID = P0 + 3 * T
+        self.TELEPORT = P0 + 4 * T
+        self.CARD = P0 + 4 * T + S * T
         self.PASS = self.CARD + 4
         self.n_actions = self.PASS + 1
         nb: list[tuple[int, int, int]] = []
@@ -288,7 +291,8 @@ class TriState(State):
         if ph == PLACE:
             owner = self.owner
             nb = g.NB
-            return [t for t in range(g.T)
+            base = g.PLACE
+            return [base + t for t in range(g.T)
                     if owner[t] < 0 and all(owner[u] < 0 for u in nb[t])]
         if ph == OVER:
             return []
@@ -366,7 +370,7 @@ class TriState(State):
                 self._clear_battle()
                 self._end_turn()
         elif ph == PLACE:
-            self._claim(a, self.to_move)
+            self._claim(a - g.PLACE, self.to_move)
             self._end_turn()
         elif ph == INCOME:
             card = INCOME_CARD[a - INCOME0]
@@ -547,7 +551,7 @@ class TriState(State):
         if isinstance(action, bool) or not isinstance(action, int):
             raise ValueError(f"{action!r} is not a TRI action")
         g: TriGame = self.game
-        if self.current_player() == CHANCE:
+        if action < PLAYER0:
             if ROLL0 <= action < ROLL0 + 6:
                 return {"roll": action - ROLL0 + 1}
             if INCOME0 < action <= INCOME0 + 6:
@@ -555,10 +559,10 @@ class TriState(State):
             if OUT0 <= action < OUT0 + self.num_players:
                 return {"out": action - OUT0}
             raise ValueError(f"{action} is not a chance outcome of TRI")
-        if not 0 <= action < g.n_actions:
+        if not g.PLACE <= action < g.n_actions:
             raise ValueError(f"{action} is not a TRI action (0 to {g.n_actions - 1})")
         if action < g.EXPAND:
-            return {"place": g.tri_to_json(action)}
+            return {"place": g.tri_to_json(action - g.PLACE)}
         if action < g.ATTACK:
             return {"expand": g.tri_to_json(action - g.EXPAND)}
         if action < g.VOID:
@@ -581,10 +585,7 @@ class TriState(State):
                 f"a TRI action has exactly one key (place, expand, attack, teleport, card, void, pass, "
                 f"roll, income, out), not {sorted(map(str, data))}")
         ((key, value),) = data.items()
-        chance = self.current_player() == CHANCE
         if key in ("roll", "income", "out"):
-            if not chance:
-                raise IllegalActionError(f"{{{key!r}: ...}} is a chance outcome, but this is not a chance node")
             if isinstance(value, bool) or not isinstance(value, int):
                 raise IllegalActionError(f"{key} must be a whole number, not {value!r}")
             if key == "out":
@@ -596,8 +597,6 @@ class TriState(State):
             return ROLL0 + value - 1 if key == "roll" else INCOME0 + value
         if key not in ("place", "expand", "attack", "void", "teleport", "card", "pass"):
             raise IllegalActionError(f"unknown TRI action {key!r}")
-        if chance:
-            raise IllegalActionError(f"{{{key!r}: ...}} is a player's action, but this is a chance node")
         if key == "pass":
             if value is not True:
                 raise IllegalActionError(f"pass is written {{\"pass\": true}}, not {json.dumps(dict(data))}")
@@ -615,7 +614,7 @@ class TriState(State):
             t = g.tri_from_json(value["to"], "teleport to")
             return g.TELEPORT + s * g.T + t
         t = g.tri_from_json(value, key)
-        base = {"place": 0, "expand": g.EXPAND, "attack": g.ATTACK, "void": g.VOID}[key]
+        base = {"place": g.PLACE, "expand": g.EXPAND, "attack": g.ATTACK, "void": g.VOID}[key]
         return base + t
 
     def _battle_json(self) -> dict[str, Any] | None:
