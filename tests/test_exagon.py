@@ -460,13 +460,15 @@ def test_timeout_refused_without_a_clock_and_in_the_opening() -> None:
         s.apply_json({"timeout": True})
     game = load(2, clock=30)
     s = game.new_initial_state()
+    # RULES.md: "The opening steps have no clock"; "with no clock, time_left and carry are null".
+    assert s.time_left is None and s.carry is None
     deal(s, random.Random(4))
-    assert s.time_left == 30.0 and s.carry == 0.0
+    assert s.time_left is None and s.carry is None
     with pytest.raises(IllegalActionError, match="opening"):
         s.apply_json({"timeout": True})
     # Opening steps have no clock: elapsed is ignored there.
     s.apply_action(Timed(s.legal_actions()[0], 500.0))
-    assert s.time_left == 30.0
+    assert s.time_left is None
     while s.to_json()["phase"] == "opening":
         s.apply_action(Timed(s.legal_actions()[0], 500.0))
     assert s.to_json()["phase"] == "turn" and s.time_left == 30.0 and s.carry == 0.0

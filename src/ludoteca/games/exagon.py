@@ -328,8 +328,10 @@ class ExagonGame(Game):
                 clock = _resolve_clock(data["clock"], {})
             except ValueError as exc:
                 raise ValueError(f"position['clock']: {exc}") from None
-        elif time_left is None:
+        elif time_left is None and data.get("phase") not in ("deal", "opening"):
             clock = None
+        elif time_left is None:
+            clock = self.clock
         else:
             clock = self.clock if self.clock is not None else 60
         clock = None if clock is None else float(clock)
@@ -374,8 +376,10 @@ class ExagonState(State):
         self.placed = 0
         self.bonus = 0
         self.passes = 0
-        self.time_left: float | None = g.clock
-        self.carry: float | None = None if g.clock is None else 0.0
+        # RULES.md: "The opening steps have no clock" and "with no clock, time_left and carry
+        # are null": the hourglass appears with the first turn after the opening.
+        self.time_left: float | None = None
+        self.carry: float | None = None
 
     def _copy(self) -> ExagonState:
         s = object.__new__(ExagonState)
@@ -669,10 +673,12 @@ class ExagonState(State):
             self.carry = 0.0 if timeout else self.time_left
         if self.phase == OPENING and len(self.table) >= 2:
             self.phase = TURN
+            if g.clock is not None:
+                self.carry = 0.0
         self.to_move = (self.to_move + 1) % n
         self.placed = 0
         self.bonus = 0
-        if g.clock is not None:
+        if g.clock is not None and self.phase == TURN:
             self.time_left = g.clock + self.carry
 
     def _leaders(self) -> list[int]:
@@ -984,9 +990,12 @@ class ExagonState(State):
         if phase != OVER and turn >= g.turn_limit:
             raise ValueError(f"turn {turn} reaches the turn limit {g.turn_limit}: the phase should be over")
         time_left, carry = data["time_left"], data["carry"]
-        if g.clock is None:
+        if g.clock is None or phase in (DEAL, OPENING):
             if time_left is not None or carry is not None:
-                raise ValueError("without a clock time_left and carry are null")
+                why = "without a clock" if g.clock is None else "the opening steps have no clock:"
+                raise ValueError(f"{why} time_left and carry are null")
+        elif phase == OVER and time_left is None and carry is None:
+            pass  # the game ended during the opening, before the hourglass started
         else:
             for key, v in (("time_left", time_left), ("carry", carry)):
                 if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
@@ -1076,8 +1085,10 @@ class ExagonState(State):
             if self.phase == TURN:
                 info += f"; placed this turn {self.placed}, bonus {self.bonus}"
             if g.clock is not None:
-                clock = "no clock (opening)" if self.phase == OPENING else f"{self.time_left:g} s left"
-                info += f"; {clock} (carry {self.carry:g})"
+                if self.phase == OPENING:
+                    info += "; no clock during the opening"
+                else:
+                    info += f"; {self.time_left:g} s left (carry {self.carry:g})"
             lines.append(info)
         if self.scores is not None:
             lines.append(f"tournament scores: {self.scores}")
