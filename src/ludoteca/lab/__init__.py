@@ -1,0 +1,14 @@
+"""The balance lab: many games played deterministically in parallel, and what they say.
+
+* :mod:`~ludoteca.lab.plan` — command-line choices (agents, options, sweeps) to a run spec;
+* :mod:`~ludoteca.lab.runner` — derived seeds, one game to one row, batches on local
+  processes or Ray;
+* :mod:`~ludoteca.lab.probes` — the turn and each seat's score, read fast from a position;
+* :mod:`~ludoteca.lab.store` — the run's directory: ``run.json`` and ``games.jsonl`` (resumable);
+* :mod:`~ludoteca.lab.session` — a run with a progress bar (shared by ``lab`` and ``arena``);
+* :mod:`~ludoteca.lab.stats` — Wilson intervals, binomial, chi-square and z tests, percentiles;
+* :mod:`~ludoteca.lab.metrics` — rows to figures: win rates, lengths, Ludii-style metrics;
+* :mod:`~ludoteca.lab.report` — ``summary.json``, ``report.html`` and the terminal tables.
+
+See ``docs/lab.md``.
+"""

@@ -1,0 +1,137 @@
+"""``ludoteca lab GAME --players N --agents A[,B...] --games G --out DIR``: the balance lab.
+
+Plays many games (in parallel, deterministically, resumably), then writes ``DIR/report.html``
+and ``DIR/summary.json`` and prints a short table. See ``docs/lab.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ludoteca.cli import UsageError
+from ludoteca.commands.common import add_game_argument, add_option_arguments, parse_options
+
+if TYPE_CHECKING:
+    from ludoteca.lab.runner import RunSpec
+
+HELP = "simulate many games and report balance: win rate by seat, lengths, metrics, sweeps"
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, *, games: int, per_variant: bool = False) -> None:
+    """Arguments shared by ``lab`` and ``arena``."""
+    add_game_argument(parser)
+    add_option_arguments(parser)
+    parser.add_argument("--games", type=positive_int, default=games,
+                        help=f"games to play ({'per variant; ' if per_variant else ''}default {games})")
+    parser.add_argument("--seed", type=int, default=0, help="master seed (default 0): same seed, same results")
+    parser.add_argument("--jobs", "-j", type=positive_int, default=None,
+                        help="parallel workers (default: every core)")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="local processes (default) or Ray")
+    parser.add_argument("--address", default=None,
+                        help="with --backend ray: the Ray cluster to join (default: start Ray locally)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_run_arguments(parser, games=1000, per_variant=True)
+    parser.add_argument("--agents", default="random",
+                        help="agents by seat, comma-separated, or one for every seat (default random)")
+    parser.add_argument("--sweep", action="append", default=[], metavar="NAME=V1,V2",
+                        help="compare option values (repeatable: every combination); "
+                             "'default' stands for the game's default")
+    parser.add_argument("--rotate", action="store_true",
+                        help="rotate the agents round the seats from game to game")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="results directory (games.jsonl, report.html, summary.json); rerun to resume")
+    parser.add_argument("--detail", type=int, default=8, metavar="K",
+                        help="measure every decision (branching, decision factor, drama) in every K-th "
+                             "game (default 8; 1: every game, a little slower; 0: none)")
+    parser.add_argument("--no-report", action="store_true", help="skip report.html (no matplotlib needed)")
+
+
+def check_backend(args: argparse.Namespace) -> None:
+    if args.address and args.backend != "ray":
+        raise UsageError("--address is for --backend ray")
+    if args.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise UsageError("--backend ray needs Ray: pip install 'ludoteca[ray]'") from None
+
+
+def build(args: argparse.Namespace, *, sweeps: list[str], rotate: bool, fill: bool, detail: int) -> RunSpec:
+    from ludoteca.lab.plan import build_spec
+
+    options = parse_options(args.option or [])
+    try:
+        return build_spec(args.game, args.players, args.agents.split(","), options, sweeps, args.seed,
+                          rotate=rotate, fill=fill, detail=detail)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from ludoteca.lab.metrics import summarise
+    from ludoteca.lab.report import print_tables, write_html, write_summary
+    from ludoteca.lab.runner import GameError
+    from ludoteca.lab.session import run_spec
+    from ludoteca.lab.store import StoreError
+
+    check_backend(args)
+    if not args.no_report:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError("the HTML report needs matplotlib: pip install 'ludoteca[lab]' "
+                             "(or use --no-report)") from None
+    spec = build(args, sweeps=args.sweep, rotate=args.rotate, fill=False, detail=args.detail)
+    games = args.games
+    if args.rotate and games % spec.players:
+        games += spec.players - games % spec.players
+    console = Console()
+    err = Console(stderr=True)
+    try:
+        outcome = run_spec(spec, games, out=args.out, jobs=args.jobs, backend=args.backend,
+                           address=args.address, progress=not args.no_progress, console=err)
+    except (StoreError, ValueError) as exc:  # another run in DIR, Ray cannot start, ...
+        raise UsageError(str(exc)) from None
+    except GameError as exc:
+        print(f"ludoteca: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        err.print(f"The games done so far are in {args.out}: run the same command again to continue.")
+        raise
+    if outcome.played:
+        console.print(f"{outcome.played} games in {outcome.seconds:.1f} s ({outcome.rate:,.1f} games/s, "
+                      f"{outcome.jobs} jobs, {outcome.backend})"
+                      + (f"; {outcome.resumed} were already done" if outcome.resumed else ""))
+    else:
+        console.print(f"All {outcome.resumed} games were already done in {args.out}.")
+    summary = summarise(spec, outcome.rows, games)
+    out = Path(args.out)
+    write_summary(summary, out / "summary.json")
+    if not args.no_report:
+        from_shell = sys.argv[1:2] == ["lab"]
+        command = "ludoteca " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if from_shell else None
+        write_html(summary, outcome.rows, out / "report.html", command)
+    print_tables(summary, console)
+    console.print(f"Report: {out / 'report.html' if not args.no_report else '(skipped)'}  "
+                  f"summary: {out / 'summary.json'}  rows: {out / 'games.jsonl'}")
+    return 0

@@ -1,0 +1,120 @@
+"""Turning command-line choices into a :class:`~ludoteca.lab.runner.RunSpec`, with clear errors.
+
+Sweeps: ``--sweep name=v1,v2`` (repeatable) runs every combination of the listed values.
+The word ``default`` stands for "this option left at the game's default" (e.g.
+``--sweep layout=default,my.json`` compares a designer's TOHM board with the standard one);
+a file actually named ``default`` is written ``./default``. Values are read like ``--option``
+values (numbers, ``true``/``false``, ``null``, else text such as a file path).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from ludoteca.core.options import parse_option_text
+from ludoteca.lab.runner import DEFAULT_DETAIL, RunSpec, Variant
+
+DEFAULT_WORD = "default"
+
+
+def parse_sweep(text: str) -> tuple[str, list[str]]:
+    """``"ties=defender,attacker"`` -> ``("ties", ["defender", "attacker"])``."""
+    name, sep, values = text.partition("=")
+    name = name.strip()
+    parts = [v.strip() for v in values.split(",")] if sep else []
+    if not sep or not name or not parts or any(not v for v in parts):
+        raise ValueError(f"--sweep takes NAME=VALUE1,VALUE2,... (e.g. ties=defender,attacker), not {text!r}")
+    if len(set(parts)) != len(parts):
+        raise ValueError(f"--sweep {text!r} lists a value twice")
+    return name, parts
+
+
+def lineup_for(agents: Sequence[str], players: int, *, fill: bool = False) -> tuple[str, ...]:
+    """The agent spec of each seat: one spec for every seat, or one per seat.
+
+    With ``fill`` (the arena), fewer specs than seats repeat in turn: ``a,b`` for 4 seats
+    is ``a,b,a,b``."""
+    specs = [a.strip() for a in agents]
+    if not specs or any(not a for a in specs):
+        raise ValueError("--agents takes agent names separated by commas, e.g. heuristic,random")
+    if len(specs) == 1:
+        return tuple(specs * players)
+    if len(specs) == players:
+        return tuple(specs)
+    if fill and len(specs) < players:
+        return tuple(specs[s % len(specs)] for s in range(players))
+    how = "at most one per seat" if fill else "one per seat, or one for every seat"
+    raise ValueError(f"--agents lists {len(specs)} agents but the game has {players} players ({how})")
+
+
+def check_agents(lineup: Sequence[str], game: str) -> None:
+    """Build each agent once so that an unknown agent or parameter fails before the run."""
+    from ludoteca.agents.base import make_agent
+
+    for spec in dict.fromkeys(lineup):
+        try:
+            make_agent(spec, seed=0, game=game)
+        except ImportError as exc:  # an agent family without a variant for this game (yet)
+            raise ValueError(f"agent {spec!r} is not available for {game}: {exc}") from None
+
+
+def build_spec(
+    game: str,
+    players: int | None,
+    agents: Sequence[str],
+    options: dict[str, Any],
+    sweeps: Sequence[str] = (),
+    seed: int = 0,
+    *,
+    rotate: bool = False,
+    fill: bool = False,
+    detail: int = DEFAULT_DETAIL,
+) -> RunSpec:
+    """Validate everything (game, options of every variant, agents) and describe the run.
+
+    Raises ValueError with a one-line message on any bad input."""
+    from ludoteca.registry import game_class, load_game
+
+    cls = game_class(game)
+    name = cls.name
+    base = dict(options)
+    if players is not None:
+        base["players"] = players
+    if "players" in base and not isinstance(base["players"], int):
+        raise ValueError(f"players must be a whole number, not {base['players']!r}")
+    if any(o.name == "clock" for o in cls.OPTIONS) and "clock" not in base:
+        base["clock"] = None  # the lab plays EXAGON without the hourglass
+    parsed = [parse_sweep(s) for s in sweeps]
+    names = [n for n, _ in parsed]
+    for n in names:
+        if names.count(n) > 1:
+            raise ValueError(f"--sweep {n} is given twice; list all its values in one --sweep")
+        if n in options or (n == "players" and players is not None):
+            raise ValueError(f"{n} is given both as --option/--players and as --sweep; keep one")
+    variants: list[Variant] = []
+    combos = itertools.product(*[values for _, values in parsed]) if parsed else [()]
+    for combo in combos:
+        overrides: dict[str, Any] = {}
+        label = []
+        for (opt, _), text in zip(parsed, combo, strict=True):
+            label.append(f"{opt}={text}")
+            if text.lower() == DEFAULT_WORD:
+                continue
+            overrides[opt] = parse_option_text(text)
+        key = " ".join(label) or "base"
+        try:
+            g = load_game(name, **{**base, **overrides})
+        except ValueError as exc:
+            raise ValueError(f"{key}: {exc}" if parsed else str(exc)) from None
+        variants.append(Variant(key, overrides, g.record_options()))
+    n_players = {v.options.get("players") for v in variants}
+    if len(n_players) != 1:
+        raise ValueError("--sweep cannot change the number of players (the agents are given per seat)")
+    n = n_players.pop()
+    lineup = lineup_for(agents, int(n), fill=fill)
+    check_agents(lineup, name)
+    if detail < 0:
+        raise ValueError(f"--detail takes 0 (no detailed games) or more, not {detail}")
+    return RunSpec(name, int(n), lineup, int(seed), tuple(variants), rotate, detail)

@@ -1,0 +1,534 @@
+"""The deterministic game runner shared by ``ludoteca lab`` and ``ludoteca arena``.
+
+A run is a :class:`RunSpec` (game, players, agents, options of each variant, master seed)
+and a list of tasks ``(variant, i)``. Game ``i`` of any variant always gets the same
+derived seed (:func:`game_seed`), which seeds both the chance events and every agent, so a
+row is a pure function of the spec, the variant and ``i``: the same whatever ``--jobs``,
+the backend, the batching or the order in which games finish. Variants of a sweep share the
+seeds of their games (common random numbers), which makes their comparison sharper.
+
+Work goes out in batches ("chunks") sized so that a batch lasts about
+:data:`TARGET_SECONDS`; that keeps the per-game overhead (inter-process traffic, writing
+results) small while results still stream back several times a second. Backends:
+
+* ``local`` — in this process for one job, else a ``multiprocessing`` pool of ``jobs`` workers;
+* ``ray`` — Ray tasks, on a local Ray instance or the cluster at ``address``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import operator
+import os
+import queue
+import random
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ludoteca.agents.base import make_agent
+from ludoteca.core.chance import sample_outcome
+from ludoteca.core.constants import TERMINAL
+from ludoteca.core.game import Game
+
+TARGET_SECONDS = 0.25
+"""How long a batch of games should take on one worker."""
+MAX_CHUNK = 2000
+DEFAULT_DETAIL = 8
+"""Every 8th game is detailed (per-decision measurements); see :func:`play_game`."""
+
+Row = dict[str, Any]
+Task = tuple[int, int]
+"""``(variant index, game index)``."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One combination of option values of a run (a sweep has several)."""
+
+    key: str
+    """A readable label, e.g. ``"ties=attacker size=5"``; ``"base"`` without a sweep."""
+    overrides: dict[str, Any]
+    """The swept option values as the user gave them (``default`` ones left out)."""
+    options: dict[str, Any]
+    """The game's ``record_options()``: JSON-able, self-contained (designer files inlined)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "overrides": self.overrides, "options": self.options}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Variant:
+        return cls(data["key"], dict(data["overrides"]), dict(data["options"]))
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that determines a run's results (the number of games aside)."""
+
+    game: str
+    players: int
+    lineup: tuple[str, ...]
+    """Agent specs, one per seat for game 0 (see :meth:`seating`)."""
+    seed: int
+    variants: tuple[Variant, ...]
+    rotate: bool = False
+    """Rotate the lineup: in game ``i`` seat ``s`` is played by ``lineup[(s + i) % n]``."""
+    detail: int = DEFAULT_DETAIL
+    """Games ``i`` with ``i % detail == 0`` are detailed (see :func:`play_game`); 0: none."""
+    _fingerprint: str = field(default="", compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game, "players": self.players, "lineup": list(self.lineup),
+            "rotate": self.rotate, "detail": self.detail, "seed": self.seed,
+            "variants": [v.to_json() for v in self.variants],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunSpec:
+        return cls(
+            data["game"], int(data["players"]), tuple(data["lineup"]), int(data["seed"]),
+            tuple(Variant.from_json(v) for v in data["variants"]), bool(data.get("rotate", False)),
+            int(data.get("detail", DEFAULT_DETAIL)),
+        )
+
+    @property
+    def fingerprint(self) -> str:
+        if not self._fingerprint:
+            object.__setattr__(self, "_fingerprint", json.dumps(self.to_json(), sort_keys=True))
+        return self._fingerprint
+
+    def seating(self, i: int) -> list[int]:
+        """Lineup index playing each seat in game ``i``."""
+        n = self.players
+        if not self.rotate:
+            return list(range(n))
+        return [(s + i) % n for s in range(n)]
+
+    def tasks(self, games: int) -> list[Task]:
+        """Every ``(variant, i)`` for ``i < games``, variants interleaved (a partial run stays
+        balanced across variants)."""
+        return [(v, i) for i in range(games) for v in range(len(self.variants))]
+
+
+def game_seed(seed: int, i: int) -> int:
+    """The seed of game ``i`` of a run seeded ``seed``: a 63-bit int, the same on every
+    machine and Python version (BLAKE2b of ``"ludoteca-lab:{seed}:{i}"``)."""
+    digest = hashlib.blake2b(f"ludoteca-lab:{seed}:{i}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+# --- one game ------------------------------------------------------------------------------
+
+_GAMES: dict[tuple[str, int], tuple[Game, Any]] = {}
+
+
+def _game_and_probe(spec: RunSpec, v: int) -> tuple[Game, Any]:
+    key = (spec.fingerprint, v)
+    hit = _GAMES.get(key)
+    if hit is None:
+        from ludoteca.lab.probes import Probe
+        from ludoteca.registry import load_game
+
+        game = load_game(spec.game, **spec.variants[v].options)
+        hit = (game, Probe(game))
+        if len(_GAMES) > 64:
+            _GAMES.clear()
+        _GAMES[key] = hit
+    return hit
+
+
+def setup_game(spec: RunSpec, i: int) -> tuple[int, random.Random, list[str], list[Any]]:
+    """Game ``i``'s seed, its random generator (it seeds the agents, then draws every chance
+    outcome), the agent spec of each seat and the agents."""
+    gseed = game_seed(spec.seed, i)
+    rng = random.Random(gseed)
+    specs = [spec.lineup[k] for k in spec.seating(i)]
+    agents = [_agent_maker(a, spec.game)(seed=rng.getrandbits(63)) for a in specs]
+    return gseed, rng, specs, agents
+
+
+_MAKERS: dict[tuple[str, str], Callable[..., Any]] = {}
+
+
+def _agent_maker(text: str, game: str) -> Callable[..., Any]:
+    """``maker(seed=s)`` does what ``make_agent(text, seed=s, game=game)`` does, without
+    parsing the spec again for every game."""
+    maker = _MAKERS.get((text, game))
+    if maker is None:
+        from ludoteca.agents import base
+
+        make_agent(text, seed=0, game=game)  # validates the spec, loads the built-in agents
+        factory = getattr(base, "_REGISTRY", {}).get(base.parse_spec(text)[0])
+        if factory is None:  # the registry works otherwise: take the public way
+            maker = functools.partial(make_agent, text, game=game)
+        else:
+            params = base.parse_spec(text)[1]
+            if getattr(factory, "wants_game", False):
+                params["game"] = game
+            maker = functools.partial(factory, **params)
+        _MAKERS[(text, game)] = maker
+    return maker
+
+
+def play_game(spec: RunSpec, v: int, i: int) -> Row:
+    """Play game ``i`` of variant ``v`` and describe it in one JSON-able row.
+
+    Every game records its result, length, chance nodes, first player and the engine's
+    counters. A *detailed* game (``i`` a multiple of ``spec.detail``) also records, at each
+    decision, the number of legal actions and any change of the seats' scores: the material
+    of the branching factor, decision factor, drama and lead changes. Other games run a loop
+    as lean as a bare playout."""
+    game, probe = _game_and_probe(spec, v)
+    variant = spec.variants[v]
+    n = spec.players
+    gseed, rng, specs, agents = setup_game(spec, i)
+    steps = [a.step for a in agents]
+    state = game.new_initial_state()
+    chance = 0
+    first = -1
+    # Up to the first decision: whose turn it is then gives the first player (turns go
+    # clockwise, seat + 1, so turn t is played by (first + t) mod n until someone is out).
+    while True:
+        player = state.current_player()
+        if player >= 0:
+            first = (player - probe.turn(state)) % n
+            break
+        if player == TERMINAL:
+            break
+        state.apply_action(sample_outcome(state.chance_outcomes(), rng))
+        chance += 1
+    detail = spec.detail > 0 and i % spec.detail == 0
+    if detail:
+        more, ks, hist_turns, hist_scores = _play_detailed(state, steps, rng, probe)
+    else:
+        more = _play_lean(state, steps, rng)
+    chance += more
+
+    returns = [float(r) for r in state.returns()]
+    turns = probe.turn(state)
+    counters_fn = getattr(state, "counters", None)
+    counters = dict(counters_fn()) if callable(counters_fn) else {}
+    limit = probe.turn_limit is not None and turns >= probe.turn_limit
+    reason = counters.get("end")
+    if isinstance(reason, str):
+        limit = reason == "turn_limit"
+    row: Row = {
+        "variant": variant.key,
+        "game": i,
+        "seed": gseed,
+        "options": variant.overrides,
+        "agents": specs,
+        "first": first,
+        "winners": [s for s in range(n) if returns[s] > 0],
+        "returns": returns,
+        "turns": turns,
+        "rounds": probe.rounds(state, turns, counters),
+        "chance": chance,
+        "limit": limit,
+        "scores": list(probe.scores(state)),
+        "counters": counters,
+        "detail": detail,
+    }
+    if detail:
+        final = tuple(row["scores"])
+        if not hist_scores or tuple(hist_scores[-1]) != final:
+            hist_turns.append(turns)
+            hist_scores.append(final)
+        mid = turns // 2
+        mid_scores = hist_scores[0]
+        for t, sc in zip(hist_turns, hist_scores, strict=True):
+            if t > mid:
+                break
+            mid_scores = sc
+        decisions = len(ks)
+        row.update({
+            "actions": decisions + chance,
+            "decisions": decisions,
+            "multi": decisions - ks.count(1),
+            "legal": sum(ks),
+            "mid_scores": list(mid_scores),
+            "lead_changes": _lead_changes(hist_scores),
+        })
+    return row
+
+
+def _play_lean(state: Any, steps: list[Any], rng: random.Random) -> int:
+    """Play to the end; return the number of chance nodes."""
+    chance = 0
+    sample = sample_outcome
+    while True:
+        player = state.current_player()
+        if player < 0:
+            if player == TERMINAL:
+                return chance
+            state.apply_action(sample(state.chance_outcomes(), rng))
+            chance += 1
+        else:
+            state.apply_action(steps[player](state))
+
+
+def _play_detailed(
+    state: Any, steps: list[Any], rng: random.Random, probe: Any,
+) -> tuple[int, list[int], list[int], list[tuple[float, ...]]]:
+    """Play to the end, noting at each decision its number of legal actions and, when the
+    scores differ from the last ones noted, the turn and the scores. Returns the number of
+    chance nodes, the legal counts, and the score history (turns, scores)."""
+    chance = 0
+    lists: list[Any] = []
+    push = lists.append
+    turns: list[int] = []
+    scores: list[Any] = []
+    turn_of = probe.turn
+    if probe.score_attr is not None:
+        read = operator.attrgetter(probe.score_attr)
+        snapshot = probe.score_snapshot
+        convert = probe.score_convert
+    else:
+        read = probe.scores
+        snapshot = convert = _same
+    last: Any = None
+    sample = sample_outcome
+    while True:
+        player = state.current_player()
+        if player < 0:
+            if player == TERMINAL:
+                break
+            state.apply_action(sample(state.chance_outcomes(), rng))
+            chance += 1
+            continue
+        sc = read(state)
+        if sc != last:
+            last = snapshot(sc)
+            turns.append(turn_of(state))
+            scores.append(last)
+        action = steps[player](state)
+        # the agent's legal_actions() call filled the state's cache: keep it, count later
+        push(state._legal or state.legal_actions())
+        state.apply_action(action)
+    return chance, [len(x) for x in lists], turns, [convert(x) for x in scores]
+
+
+def _same(x: Any) -> Any:
+    return x
+
+
+def _lead_changes(history: Sequence[Sequence[float]]) -> int:
+    """How many times the sole leader became someone else (ties do not count as a change)."""
+    changes = 0
+    leader = -1
+    for sc in history:
+        best = max(sc)
+        if sc.count(best) == 1:
+            top = sc.index(best)
+            if top != leader:
+                if leader >= 0:
+                    changes += 1
+                leader = top
+    return changes
+
+
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+
+
+class GameError(RuntimeError):
+    """A game could not be played to the end (an agent or engine failed); names the game."""
+
+
+def play_chunk(spec: RunSpec, tasks: Sequence[Task]) -> tuple[list[str], float]:
+    """Play a batch of games; return their rows as JSON lines (encoded here, in the worker,
+    so that the parent only writes them) and the seconds spent."""
+    start = time.perf_counter()
+    lines = []
+    for v, i in tasks:
+        try:
+            lines.append(_ENCODE(play_game(spec, v, i)))
+        except Exception as exc:
+            raise GameError(f"game {i} of {spec.variants[v].key} (seed {game_seed(spec.seed, i)}) failed: "
+                            f"{type(exc).__name__}: {exc}") from None
+    return lines, time.perf_counter() - start
+
+
+# --- batching ------------------------------------------------------------------------------
+
+class _Chunker:
+    """Hands out batches of tasks sized to last about TARGET_SECONDS on a worker."""
+
+    def __init__(self, tasks: Iterable[Task], slots: int, target: float = TARGET_SECONDS) -> None:
+        self.pending: deque[Task] = deque(tasks)
+        self.slots = max(1, slots)
+        self.target = target
+        self.per_game: float | None = None
+
+    def observe(self, games: int, seconds: float) -> None:
+        if games <= 0:
+            return
+        x = seconds / games
+        self.per_game = x if self.per_game is None else 0.7 * self.per_game + 0.3 * x
+
+    def next(self) -> list[Task]:
+        if not self.pending:
+            return []
+        if self.per_game is None:
+            size = 1
+        else:
+            size = int(self.target / max(self.per_game, 1e-6))
+            if self.slots > 1:  # near the end, smaller batches keep every worker busy to the last game
+                size = min(size, -(-len(self.pending) // (2 * self.slots)))
+            size = max(1, min(size, MAX_CHUNK))
+        return [self.pending.popleft() for _ in range(min(size, len(self.pending)))]
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def execute(
+    spec: RunSpec,
+    tasks: Sequence[Task],
+    on_lines: Callable[[list[str]], None],
+    *,
+    jobs: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+) -> None:
+    """Play every task, calling ``on_lines`` in this process with each finished batch (one
+    JSON line per game, in the order the batch's games were given)."""
+    if not tasks:
+        return
+    if backend == "ray":
+        _execute_ray(spec, tasks, on_lines, jobs, address)
+        return
+    if backend != "local":
+        raise ValueError(f"unknown backend {backend!r}; the backends are: local, ray")
+    jobs = jobs or default_jobs()
+    jobs = min(jobs, len(tasks))
+    if jobs <= 1:
+        chunker = _Chunker(tasks, 1)
+        while chunk := chunker.next():
+            lines, seconds = play_chunk(spec, chunk)
+            chunker.observe(len(lines), seconds)
+            on_lines(lines)
+        return
+    _execute_pool(spec, tasks, on_lines, jobs)
+
+
+# --- local processes -----------------------------------------------------------------------
+
+_WORKER_SPEC: RunSpec | None = None
+
+
+def _init_worker(spec: RunSpec) -> None:
+    global _WORKER_SPEC
+    _WORKER_SPEC = spec
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+
+
+def _worker_chunk(tasks: list[Task]) -> tuple[list[str], float]:
+    assert _WORKER_SPEC is not None
+    return play_chunk(_WORKER_SPEC, tasks)
+
+
+def _execute_pool(spec: RunSpec, tasks: Sequence[Task], on_lines: Callable[[list[str]], None], jobs: int) -> None:
+    import multiprocessing as mp
+
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:  # pragma: no cover - platforms without fork
+        ctx = mp.get_context()
+    chunker = _Chunker(tasks, jobs)
+    results: queue.Queue[Any] = queue.Queue()
+    if ctx.get_start_method() == "fork":  # forked workers inherit the games and probes ready
+        for v in sorted({v for v, _ in tasks}):
+            _game_and_probe(spec, v)
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(spec,)) as pool:
+        inflight = 0
+
+        def submit() -> None:
+            nonlocal inflight
+            chunk = chunker.next()
+            if chunk:
+                pool.apply_async(_worker_chunk, (chunk,), callback=results.put, error_callback=results.put)
+                inflight += 1
+
+        for _ in range(2 * jobs):
+            submit()
+        while inflight:
+            try:
+                res = results.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            inflight -= 1
+            if isinstance(res, BaseException):
+                raise res
+            lines, seconds = res
+            chunker.observe(len(lines), seconds)
+            submit()
+            on_lines(lines)
+
+
+# --- Ray ------------------------------------------------------------------------------------
+
+def _ray_chunk(spec: RunSpec, tasks: list[Task]) -> tuple[list[str], float]:
+    return play_chunk(spec, tasks)
+
+
+def _execute_ray(
+    spec: RunSpec, tasks: Sequence[Task], on_lines: Callable[[list[str]], None],
+    jobs: int | None, address: str | None,
+) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("the ray backend needs Ray: pip install 'ludoteca[ray]'") from None
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"log_to_driver": False, "logging_level": "ERROR"}
+        try:
+            if address:
+                ray.init(address=address, **kwargs)
+            else:
+                ray.init(num_cpus=jobs or default_jobs(), include_dashboard=False, **kwargs)
+        except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ...
+            where = f"at {address}" if address else "locally"
+            raise ValueError(f"cannot start Ray {where}: {exc}") from None
+        started = True
+    inflight: dict[Any, int] = {}
+    try:
+        slots = jobs or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        remote = ray.remote(num_cpus=1, max_retries=3)(_ray_chunk)
+        spec_ref = ray.put(spec)
+        chunker = _Chunker(tasks, slots)
+
+        def submit() -> None:
+            chunk = chunker.next()
+            if chunk:
+                inflight[remote.remote(spec_ref, chunk)] = len(chunk)
+
+        for _ in range(2 * slots):
+            submit()
+        while inflight:
+            done, _ = ray.wait(list(inflight), num_returns=1)
+            ref = done[0]
+            del inflight[ref]
+            try:
+                lines, seconds = ray.get(ref)
+            except ray.exceptions.RayTaskError as exc:
+                cause = getattr(exc, "cause", None)
+                raise GameError(str(cause) if isinstance(cause, GameError) else str(exc)) from None
+            chunker.observe(len(lines), seconds)
+            submit()
+            on_lines(lines)
+    finally:
+        for ref in inflight:  # stopped early (an error, Ctrl-C): drop the work still out
+            ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()

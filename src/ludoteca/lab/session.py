@@ -1,0 +1,112 @@
+"""Running a spec with a progress bar, optionally stored in a run directory (resumable).
+
+The one piece of machinery behind both ``ludoteca lab`` and ``ludoteca arena``."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ludoteca.lab.runner import Row, RunSpec, default_jobs, execute
+from ludoteca.lab.store import ResultStore, row_key
+
+
+@dataclass
+class Outcome:
+    """What a session did: every row of the run (old and new) and how fast the new ones came."""
+
+    rows: list[Row]
+    played: int
+    resumed: int
+    seconds: float
+    jobs: int
+    backend: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.played / self.seconds if self.seconds > 0 else 0.0
+
+
+def _progress(console: Any, total: int, done: int) -> Any:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("? games/s" if speed is None else f"{speed:,.1f} games/s")
+
+    return Progress(
+        TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        RateColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+        console=console, transient=False,
+    )
+
+
+def run_spec(
+    spec: RunSpec,
+    games: int,
+    *,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    progress: bool = True,
+    console: Any = None,
+    description: str = "games",
+) -> Outcome:
+    """Play the games of ``spec`` not yet in ``out`` (all of them without ``out``)."""
+    store = ResultStore(out) if out is not None else None
+    done: dict[tuple[str, int], Row] = store.open(spec, games) if store else {}
+    tasks = [(v, i) for v, i in spec.tasks(games) if (spec.variants[v].key, i) not in done]
+    rows: list[Row] = list(done.values())
+    total = games * len(spec.variants)
+    already = total - len(tasks)
+    jobs = jobs or default_jobs()
+    bar = None
+    task_id = None
+    if progress:
+        if console is None:
+            from rich.console import Console
+
+            console = Console(stderr=True)
+        bar = _progress(console, total, already)
+        task_id = bar.add_task(description, total=total, completed=already)
+        bar.start()
+
+    lines: list[str] = []
+
+    def on_lines(new: list[str]) -> None:
+        if store is not None:
+            store.append(new)
+        lines.extend(new)
+        if bar is not None:
+            bar.update(task_id, advance=len(new))
+
+    start = time.perf_counter()
+    try:
+        execute(spec, tasks, on_lines, jobs=jobs, backend=backend, address=address)
+    finally:
+        if bar is not None:
+            bar.stop()
+        if store is not None:
+            store.close()
+    seconds = time.perf_counter() - start
+    rows.extend(json.loads(line) for line in lines)
+    keep = {v.key for v in spec.variants}
+    unique = {row_key(r): r for r in rows if r["variant"] in keep and r["game"] < games}
+    order = {v.key: k for k, v in enumerate(spec.variants)}
+    final = sorted(unique.values(), key=lambda r: (r["game"], order[r["variant"]]))
+    return Outcome(final, len(tasks), already, seconds, jobs, backend)
