@@ -1,0 +1,75 @@
+"""The server side of EXAGON's hourglass (any game whose position carries ``time_left``).
+
+The engine never reads the wall clock. The server measures, for each action, the seconds since
+the previous action of the turn (or since the turn began) and sends them as ``elapsed``; when
+the time left runs out, it applies ``{"timeout": true}`` itself.
+
+After a restart the hourglass restarts from the ``time_left`` of the last stored action: the
+time the server was down is not charged to the player to move (see docs/web.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+ELAPSED_DIGITS = 3
+"""``elapsed`` is rounded to the millisecond before it is applied and stored."""
+
+TIMEOUT_GRACE = 0.02
+"""Seconds after the computed deadline before the server applies the timeout."""
+
+
+def clock_of(position: dict[str, Any]) -> float | None:
+    """The ``time_left`` of a position when an hourglass is running, else None."""
+    value = position.get("time_left")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if position.get("phase") in ("over", "deal", "opening"):
+        return None
+    return float(value)
+
+
+class TurnClock:
+    """Measures the time since the previous action and fires a callback at the deadline."""
+
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self._now = now
+        self.ref = now()
+        self.time_left: float | None = None
+        self._handle: asyncio.TimerHandle | None = None
+
+    def elapsed(self) -> float:
+        """Seconds since the previous action, rounded to the millisecond."""
+        return round(max(0.0, self._now() - self.ref), ELAPSED_DIGITS)
+
+    def remaining(self) -> float | None:
+        """Seconds left on the running hourglass (None when no hourglass runs)."""
+        if self.time_left is None:
+            return None
+        return max(0.0, self.time_left - (self._now() - self.ref))
+
+    def restart(self, time_left: float | None) -> None:
+        """An action was applied: measure from now, with ``time_left`` on the hourglass."""
+        self.ref = self._now()
+        self.time_left = time_left
+
+    def arm(self, callback: Callable[[], Any]) -> None:
+        """Call ``callback`` (on the running event loop) when the hourglass runs out."""
+        self.cancel()
+        remaining = self.remaining()
+        if remaining is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._handle = loop.call_later(remaining + TIMEOUT_GRACE, callback)
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def expired(self) -> bool:
+        remaining = self.remaining()
+        return remaining is not None and remaining <= 0.0

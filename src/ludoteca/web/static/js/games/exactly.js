@@ -1,0 +1,141 @@
+// exactly: the bank's four coin piles, each player's pile, the 1-euro tokens and the die.
+import {drawDie, h, svg} from "../common.js";
+
+const VALUES = [5, 10, 20, 50];
+const COIN = {5: {r: 15, fill: "#c27a3a"}, 10: {r: 17, fill: "#e0b84a"}, 20: {r: 19, fill: "#d9a933"}, 50: {r: 22, fill: "#cf9a1f"}};
+
+function total(pile) {
+  return VALUES.reduce((s, v) => s + v * (pile[String(v)] || 0), 0);
+}
+
+export function phaseText(pos, ctx) {
+  if (pos.phase === "start_roll") return "roll-off: who starts?";
+  if (pos.phase === "roll") return "rolling the die…";
+  if (pos.phase === "over") return "game over";
+  if (pos.roll === "?") return "rolled ? — move one coin of any value";
+  return `rolled ${pos.roll} — move one ${pos.roll}¢ coin to another pile`;
+}
+
+export function seatInfo(pos, i) {
+  return `${total(pos.piles[i])}¢ in pile · ${pos.euros[i]} euro${pos.euros[i] === 1 ? "" : "s"}`;
+}
+
+function stack(parent, x, y, value, count, opts) {
+  const g = svg("g", {class: "stack", "data-coin": value, "data-pile": opts.pile}, parent);
+  const c = COIN[value];
+  const shown = Math.min(count, 10);
+  for (let k = 0; k < shown; k++) {
+    svg("ellipse", {cx: x, cy: y - k * 4, rx: c.r, ry: c.r * 0.45, fill: c.fill, stroke: "#6b4a12", "stroke-width": 1.2}, g);
+  }
+  if (count === 0) {
+    svg("ellipse", {cx: x, cy: y, rx: c.r, ry: c.r * 0.45, fill: "none", stroke: "#bbb", "stroke-dasharray": "3 3"}, g);
+  } else {
+    svg("text", {x, y: y - (shown - 1) * 4 + 4, "text-anchor": "middle", "font-size": 11, "font-weight": "bold",
+      fill: "#3b2a08", text: value}, g);
+  }
+  svg("text", {x, y: y + 22, "text-anchor": "middle", "font-size": 12, fill: "#333", text: `${value}¢ ×${count}`}, g);
+  if (opts.legal) {
+    svg("rect", {x: x - c.r - 6, y: y - 52, width: 2 * c.r + 12, height: 84, rx: 6,
+      class: opts.selected ? "hl-select" : "hl-place", style: opts.selected ? "" : "fill:#f5c4001a"}, g);
+    g.classList.add("clickable", "legal");
+    g.addEventListener("click", opts.onclick);
+  }
+  return g;
+}
+
+function euro(parent, x, y) {
+  svg("circle", {cx: x, cy: y, r: 13, fill: "#c9c9c9", stroke: "#555", "stroke-width": 1.5}, parent);
+  svg("circle", {cx: x, cy: y, r: 8.5, fill: "#e2b93b", stroke: "#8a6d12"}, parent);
+  svg("text", {x, y: y + 3.5, "text-anchor": "middle", "font-size": 9, "font-weight": "bold", fill: "#333", text: "€1"}, parent);
+}
+
+export function render(ctx) {
+  const {pos, legal, ui, colors, names} = ctx;
+  const root = ctx.svg;
+  const n = pos.players;
+  const W = 760;
+  const boxW = Math.min(240, (W - 10 * (n - 1)) / Math.min(n, 3));
+  const perRow = Math.min(n, 3);
+  const rowsOfBoxes = Math.ceil(n / perRow);
+  const H = 200 + rowsOfBoxes * 190;
+  root.setAttribute("viewBox", `0 0 ${W} ${H}`);
+
+  const moves = legal.filter((a) => "coin" in a);
+  const sources = new Map();
+  for (const a of moves) {
+    const k = `${a.from}:${a.coin}`;
+    if (!sources.has(k)) sources.set(k, []);
+    sources.get(k).push(a);
+  }
+  const sel = ui.sel && sources.has(ui.sel) ? ui.sel : null;
+  const dests = new Map();
+  if (sel) for (const a of sources.get(sel)) dests.set(String(a.to), a);
+  const pick = (k) => () => { ui.sel = ui.sel === k ? null : k; ctx.redraw(); };
+
+  // the die and the roll-off
+  svg("text", {x: 20, y: 22, "font-size": 14, fill: "#444", text: "Die"}, root);
+  drawDie(root, 20, 32, 70, pos.roll === null ? null : pos.roll, {dim: pos.roll === null});
+  if (pos.rolloff) {
+    const txt = pos.rolloff.seats.map((s, k) => `${names[s] || s}: ${k < pos.rolloff.rolls.length ? pos.rolloff.rolls[k] : "…"}`);
+    svg("text", {x: 20, y: 130, "font-size": 12, fill: "#444", text: `Roll-off — ${txt.join(", ")}`}, root);
+  }
+
+  // the bank
+  const bank = svg("g", {class: "pile bank", "data-pile": "bank"}, root);
+  const bx = 170, bw = 420;
+  const bankDest = dests.get("bank");
+  svg("rect", {x: bx, y: 10, width: bw, height: 150, rx: 12, fill: "#efe7d4", stroke: bankDest ? "#c08a00" : "#a8997a",
+    "stroke-width": bankDest ? 4 : 2, "stroke-dasharray": bankDest ? "8 4" : null}, bank);
+  svg("text", {x: bx + bw / 2, y: 32, "text-anchor": "middle", "font-size": 16, "font-weight": "bold", fill: "#5c5342", text: "Bank"}, bank);
+  VALUES.forEach((v, k) => {
+    const key = `bank:${v}`;
+    stack(bank, bx + 60 + k * 100, 120, v, pos.bank[String(v)] || 0,
+      {pile: "bank", legal: sources.has(key), selected: sel === key, onclick: pick(key)});
+  });
+  if (bankDest) {
+    bank.classList.add("clickable", "legal", "dest");
+    bank.addEventListener("click", (ev) => { if (!ev.target.closest(".stack.legal")) ctx.act(bankDest); });
+  }
+  // euro tokens still in the box
+  const left = 15 - pos.euros.reduce((s, x) => s + x, 0);
+  svg("text", {x: 620, y: 30, "font-size": 12, fill: "#444", text: `1-euro tokens left: ${left}`}, root);
+  for (let k = 0; k < left; k++) euro(root, 630 + (k % 5) * 26, 50 + Math.floor(k / 5) * 28);
+
+  // the players' piles
+  for (let i = 0; i < n; i++) {
+    const col = i % perRow, row = Math.floor(i / perRow);
+    const x = 10 + col * (boxW + 10) + (W - 20 - perRow * boxW - (perRow - 1) * 10) / 2;
+    const y = 190 + row * 190;
+    const g = svg("g", {class: "pile player", "data-pile": i}, root);
+    const dest = dests.get(String(i));
+    const sum = total(pos.piles[i]);
+    svg("rect", {x, y, width: boxW, height: 175, rx: 12, fill: "#fffaf0", stroke: dest ? "#c08a00" : colors[i],
+      "stroke-width": dest ? 5 : (pos.to_move === i && pos.phase !== "over" ? 4 : 2), "stroke-dasharray": dest ? "8 4" : null}, g);
+    svg("circle", {cx: x + 16, cy: y + 18, r: 8, fill: colors[i]}, g);
+    svg("text", {x: x + 30, y: y + 23, "font-size": 14, "font-weight": "bold", fill: "#222", text: (names[i] || `Seat ${i + 1}`).slice(0, 16)}, g);
+    svg("text", {x: x + boxW - 12, y: y + 24, "text-anchor": "end", "font-size": 18, "font-weight": "bold",
+      fill: sum > 150 ? "#c0392b" : sum === 100 ? "#2a9d3f" : "#333", text: `${sum}¢`}, g);
+    const step = (boxW - 20) / 4;
+    VALUES.forEach((v, k) => {
+      const key = `${i}:${v}`;
+      stack(g, x + 10 + step * (k + 0.5), y + 110, v, pos.piles[i][String(v)] || 0,
+        {pile: i, legal: sources.has(key), selected: sel === key, onclick: pick(key)});
+    });
+    for (let k = 0; k < pos.euros[i]; k++) euro(g, x + 20 + k * 30, y + 155);
+    if (dest) {
+      g.classList.add("clickable", "legal", "dest");
+      g.addEventListener("click", (ev) => { if (!ev.target.closest(".stack.legal")) ctx.act(dest); });
+    }
+  }
+
+  if (ctx.controls) {
+    if (moves.length) {
+      ctx.controls.append(h("span", {class: "muted"}, sel
+        ? "Now click the pile that receives the coin."
+        : "Click a highlighted coin pile to pick the coin to move."));
+      if (sel) ctx.controls.append(h("button", {onclick: () => { ui.sel = null; ctx.redraw(); }}, "Cancel"));
+    }
+    const pass = legal.find((a) => a.pass);
+    if (pass) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
+  }
+}

@@ -1,0 +1,223 @@
+// TRI: a torus of squares cut into four triangles; owners, closed squares, battles and cards.
+import {drawDie, h, key, svg} from "../common.js";
+
+const DIRS = ["N", "E", "S", "W"];
+const KIND_STYLE = {
+  place: {stroke: "#c08a00", fill: "#ffd40066"}, expand: {stroke: "#c08a00", fill: "#ffd40066"},
+  attack: {stroke: "#111", fill: "#ffffff55", dash: "2 3"}, void: {stroke: "#111", fill: "#00000044"},
+  teleport: {stroke: "#c08a00", fill: "#ffffff88", dash: "4 3"},
+};
+
+function triPoints(r, c, d, S) {
+  const x = c * S, y = r * S, cx = x + S / 2, cy = y + S / 2;
+  const pts = {
+    N: [[x, y], [x + S, y], [cx, cy]], E: [[x + S, y], [x + S, y + S], [cx, cy]],
+    S: [[x + S, y + S], [x, y + S], [cx, cy]], W: [[x, y + S], [x, y], [cx, cy]],
+  }[d];
+  return pts.map((p) => p.join(",")).join(" ");
+}
+
+function triCenter(r, c, d, S) {
+  const x = c * S, y = r * S;
+  const off = {N: [0.5, 0.22], E: [0.78, 0.5], S: [0.5, 0.78], W: [0.22, 0.5]}[d];
+  return [x + off[0] * S, y + off[1] * S];
+}
+
+function units(pos) {
+  const count = new Array(pos.players).fill(0);
+  for (const o of Object.values(pos.owner)) count[o] += 1;
+  return count;
+}
+
+export function phaseText(pos, ctx) {
+  const nm = ctx.names || [];
+  if (pos.phase === "place") return `round 1 — place a unit not adjacent to any other`;
+  if (pos.phase === "act") return `round ${pos.round} — expand, attack or teleport`;
+  if (pos.phase === "income_roll") return "card income roll…";
+  if (pos.phase === "tiebreak") return "tie-break: who is out?";
+  if (pos.phase === "over") return "game over";
+  if (pos.phase === "battle" && pos.battle) {
+    const b = pos.battle;
+    const step = {attacker_roll: "attacker rolls", defender_roll: "defender rolls",
+      attacker_card: `${nm[b.attacker]} chooses a secret card`, defender_card: `${nm[b.defender]} chooses a secret card`,
+      void: `${nm[b.defender]} picks an attacking unit to remove`}[b.step] || b.step;
+    return `battle: ${nm[b.attacker]} attacks ${nm[b.defender]} — ${step}`;
+  }
+  return pos.phase;
+}
+
+export function seatInfo(pos, i) {
+  const u = units(pos)[i];
+  const alive = pos.alive[i] ? "" : " · out";
+  return `${u} unit${u === 1 ? "" : "s"} · cards ${pos.hands[i].map((v) => "+" + v).join(" ") || "none"}${alive}`;
+}
+
+function card(parent, x, y, value, opts = {}) {
+  const w = opts.w || 34, hgt = opts.h || 48;
+  const g = svg("g", {class: "card" + (opts.legal ? " clickable legal" : ""), "data-card": value}, parent);
+  const back = value === null || value === undefined;
+  svg("rect", {x, y, width: w, height: hgt, rx: 5, fill: back ? "#5a4a8a" : "#fffdf5",
+    stroke: opts.legal ? "#c08a00" : "#555", "stroke-width": opts.legal ? 3.5 : 1.2}, g);
+  svg("text", {x: x + w / 2, y: y + hgt / 2 + 1, "text-anchor": "middle", "dominant-baseline": "central",
+    "font-size": w * 0.45, "font-weight": "bold", fill: back ? "#fff" : "#222", text: back ? "?" : `+${value}`}, g);
+  if (opts.legal) g.addEventListener("click", opts.onclick);
+  return g;
+}
+
+export function render(ctx) {
+  const {pos, legal, ui, colors, names} = ctx;
+  const root = ctx.svg;
+  const n = pos.size;
+  const S = Math.min(96, 520 / n);
+  const B = n * S;
+  const M = S * 0.45;
+  const side = 300;
+  root.setAttribute("viewBox", `${-M - 6} ${-M - 6} ${B + 2 * M + 12 + side} ${Math.max(B + 2 * M + 40, 470)}`);
+
+  // legal actions by triangle
+  const byTri = new Map();
+  const add = (t, kind, a) => {
+    const k = key(t);
+    if (!byTri.has(k)) byTri.set(k, []);
+    byTri.get(k).push({kind, a});
+  };
+  for (const a of legal) {
+    for (const kind of ["place", "expand", "attack", "void"]) if (kind in a) add(a[kind], kind, a);
+    if (a.teleport) add(a.teleport.to, "teleport", a);
+  }
+
+  // ghost copies across the wrapping edges (the board is a torus)
+  const defs = svg("defs", {}, root);
+  const clip = svg("clipPath", {id: "tri-wrap"}, defs);
+  svg("rect", {x: -M, y: -M, width: B + 2 * M, height: B + 2 * M}, clip);
+  const ghost = svg("g", {"clip-path": "url(#tri-wrap)", opacity: 0.3}, root);
+  const drawSquare = (parent, r, c, rr, cc, live) => {
+    for (const d of DIRS) {
+      const k = `${r},${c},${d}`;
+      const o = pos.owner[k];
+      const poly = svg("polygon", {points: triPoints(rr, cc, d, S), fill: o === undefined ? "#f3efe6" : colors[o],
+        stroke: "#8a7f6a", "stroke-width": 1}, parent);
+      if (live) {
+        poly.setAttribute("data-tri", k);
+        poly.classList.add("tri");
+      }
+    }
+  };
+  for (let r = -1; r <= n; r++) {
+    for (let c = -1; c <= n; c++) {
+      if (r >= 0 && r < n && c >= 0 && c < n) continue;
+      drawSquare(ghost, (r + n) % n, (c + n) % n, r, c, false);
+    }
+  }
+  svg("rect", {x: -M, y: -M, width: B + 2 * M, height: B + 2 * M, fill: "none", stroke: "#ccc", "stroke-dasharray": "4 4"}, root);
+
+  const board = svg("g", {class: "tri-board"}, root);
+  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) drawSquare(board, r, c, r, c, true);
+  // closed squares: thick outline in the owner's colour; a star while its teleport is unused
+  const used = new Set(pos.teleports_used || []);
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) {
+      const os = DIRS.map((d) => pos.owner[`${r},${c},${d}`]);
+      if (os[0] !== undefined && os.every((o) => o === os[0])) {
+        svg("rect", {x: c * S + 2, y: r * S + 2, width: S - 4, height: S - 4, fill: "none", stroke: "#111",
+          "stroke-width": 4, class: "closed-square", "data-square": `${r},${c}`}, board);
+        svg("text", {x: c * S + S / 2, y: r * S + S / 2 + 1, "text-anchor": "middle", "dominant-baseline": "central",
+          "font-size": S * 0.28, fill: "#fff", stroke: "#0008", "stroke-width": 0.6,
+          text: used.has(`${r},${c}`) ? "■" : "★"}, board);
+      }
+    }
+  }
+  // grid lines every square
+  for (let k = 0; k <= n; k++) {
+    svg("line", {x1: k * S, y1: 0, x2: k * S, y2: B, stroke: "#5c5342", "stroke-width": 2}, board);
+    svg("line", {x1: 0, y1: k * S, x2: B, y2: k * S, stroke: "#5c5342", "stroke-width": 2}, board);
+  }
+  // the battle target
+  const b = pos.battle;
+  if (b) {
+    const [r, c, d] = b.target.split(",");
+    svg("polygon", {points: triPoints(+r, +c, d, S), fill: "none", stroke: "#ffd400", "stroke-width": 5,
+      class: "battle-target"}, board);
+    const [tx, ty] = triCenter(+r, +c, d, S);
+    svg("text", {x: tx, y: ty + 1, "text-anchor": "middle", "dominant-baseline": "central", "font-size": S * 0.22,
+      text: "⚔", fill: "#111"}, board);
+  }
+  // legal targets
+  const hl = svg("g", {class: "highlights"}, root);
+  for (const [k, opts] of byTri) {
+    const [r, c, d] = k.split(",");
+    const style = KIND_STYLE[opts[0].kind];
+    const poly = svg("polygon", {points: triPoints(+r, +c, d, S), fill: style.fill, stroke: style.stroke,
+      "stroke-width": ui.choice === k ? 5 : 3, "stroke-dasharray": style.dash || null,
+      class: `clickable legal target-${opts[0].kind}`, "data-tri": k}, hl);
+    poly.addEventListener("click", () => {
+      if (opts.length === 1) ctx.act(opts[0].a);
+      else { ui.choice = k; ctx.redraw(); }
+    });
+  }
+  svg("text", {x: -M, y: B + M + 22, "font-size": 13, fill: "#6b6b6b",
+    text: `round ${pos.round} · the edges wrap around (torus) · ★ closed square, teleport unused`}, root);
+
+  // side panel: battle and hands
+  const sx = B + M + 24;
+  let y = -M + 8;
+  if (b) {
+    svg("rect", {x: sx - 8, y: y - 4, width: side - 10, height: 196, rx: 10, fill: "#fff6d6", stroke: "#d4b03a"}, root);
+    svg("text", {x: sx, y: y + 16, "font-size": 15, "font-weight": "bold", fill: "#222",
+      text: `Battle at ${b.target.replace(/,/g, " ")}`}, root);
+    const hidden = new Set(b.hidden || []);
+    const rows = [["attacker", b.attacker, b.attacker_roll, b.attacker_card, `${b.dice} ${b.dice === 1 ? "die" : "dice"}, best kept`],
+      ["defender", b.defender, b.defender_roll, b.defender_card, "1 die"]];
+    const order = ["attacker_roll", "defender_roll", "attacker_card", "defender_card", "void"];
+    const stepIdx = order.indexOf(b.step);
+    rows.forEach(([role, seat, roll, cardValue, diceText], k) => {
+      const ry = y + 34 + k * 80;
+      svg("circle", {cx: sx + 8, cy: ry + 8, r: 8, fill: colors[seat]}, root);
+      svg("text", {x: sx + 22, y: ry + 13, "font-size": 13, fill: "#222",
+        text: `${(names[seat] || "").slice(0, 14)} (${role}) · ${diceText}`}, root);
+      const rolled = stepIdx > order.indexOf(`${role}_roll`);
+      const rollShown = roll !== null && roll !== undefined ? roll : rolled || hidden.has(`${role}_roll`) ? "?" : null;
+      drawDie(root, sx, ry + 22, 44, rollShown, {dim: rollShown === null});
+      const chosen = stepIdx > order.indexOf(`${role}_card`);
+      if (cardValue !== null && cardValue !== undefined) card(root, sx + 70, ry + 20, cardValue);
+      else if (chosen) card(root, sx + 70, ry + 20, null);
+      else svg("rect", {x: sx + 70, y: ry + 20, width: 34, height: 48, rx: 5, fill: "none", stroke: "#aaa", "stroke-dasharray": "4 3"}, root);
+      if (roll !== null && roll !== undefined && cardValue !== null && cardValue !== undefined) {
+        svg("text", {x: sx + 120, y: ry + 50, "font-size": 18, "font-weight": "bold", fill: "#222", text: `= ${roll + cardValue}`}, root);
+      }
+    });
+    y += 204;
+  }
+  svg("text", {x: sx, y: y + 14, "font-size": 14, "font-weight": "bold", fill: "#444", text: "Cards in hand"}, root);
+  y += 24;
+  const cardActs = new Map();
+  for (const a of legal) if ("card" in a && !cardActs.has(a.card)) cardActs.set(a.card, a);
+  for (let i = 0; i < pos.players; i++) {
+    svg("circle", {cx: sx + 8, cy: y + 10, r: 7, fill: colors[i], opacity: pos.alive[i] ? 1 : 0.3}, root);
+    svg("text", {x: sx + 20, y: y + 15, "font-size": 12, fill: pos.alive[i] ? "#222" : "#999",
+      text: (names[i] || "").slice(0, 12) + (pos.alive[i] ? "" : " (out)")}, root);
+    const mine = ctx.you === i && cardActs.size > 0;
+    const seen = new Set();
+    const step = Math.min(mine ? 34 : 25, (side - 120) / Math.max(1, pos.hands[i].length));
+    pos.hands[i].forEach((v, k) => {
+      const legalCard = mine && cardActs.has(v) && !seen.has(v);
+      if (legalCard) seen.add(v);
+      card(root, sx + 105 + k * step, y - 2, v, {w: Math.min(mine ? 30 : 22, step - 2), h: mine ? 40 : 30,
+        legal: legalCard, onclick: () => ctx.act(cardActs.get(v))});
+    });
+    y += mine ? 48 : 38;
+  }
+  if (ctx.controls) {
+    if (cardActs.size) ctx.controls.append(h("span", {class: "muted"}, "Pick your secret card: click it in your hand."));
+    if (ui.choice && byTri.has(ui.choice)) {
+      ctx.controls.append(h("span", {}, `Triangle ${ui.choice}:`));
+      for (const {kind, a} of byTri.get(ui.choice)) {
+        const text = kind === "teleport" ? `teleport from square ${a.teleport.square.join(",")}` : kind;
+        ctx.controls.append(h("button", {class: "primary", onclick: () => ctx.act(a)}, text));
+      }
+      ctx.controls.append(h("button", {onclick: () => { ui.choice = null; ctx.redraw(); }}, "Cancel"));
+    }
+    const pass = legal.find((a) => a.pass);
+    if (pass) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
+  }
+}
