@@ -20,7 +20,6 @@ Chance outcomes are the die faces ``1``-``6`` themselves.
 from __future__ import annotations
 
 import json
-import operator
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -29,7 +28,7 @@ from typing import Any
 
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
-from ludoteca.core.game import Game, State
+from ludoteca.core.game import Game, State, as_action_int
 from ludoteca.core.jsonutil import need, need_int
 from ludoteca.core.options import Option, as_int
 
@@ -327,16 +326,6 @@ class TohmGame(Game):
 
 # --- the state --------------------------------------------------------------------------
 
-def _as_int_action(action: Any) -> int:
-    """``action`` as a plain int (numpy integers too); IllegalActionError for bools and others."""
-    if isinstance(action, bool):
-        raise IllegalActionError(f"{action!r} is not a TOHM action (actions are whole numbers)")
-    try:
-        return operator.index(action)
-    except TypeError:
-        raise IllegalActionError(f"{action!r} is not a TOHM action (actions are whole numbers)") from None
-
-
 class TohmState(State):
     """A TOHM position. ``board`` is flat (``r * cols + c``), ``-1`` for an empty cell."""
 
@@ -366,13 +355,6 @@ class TohmState(State):
         self.n_removes = self.n_moves = self.n_places = self.n_passes = 0
 
     # --- protocol --------------------------------------------------------------------
-    def apply_action(self, action: Any) -> None:
-        """The base class's checked apply, with actions normalised to plain ints first: a
-        numpy integer is accepted, a bool, float or anything else is refused."""
-        if type(action) is not int:
-            action = _as_int_action(action)
-        super().apply_action(action)
-
     def current_player(self) -> int:
         return self._cur
 
@@ -549,7 +531,7 @@ class TohmState(State):
     # --- actions as JSON and text ----------------------------------------------------
     def action_to_json(self, action: int) -> dict[str, Any]:
         if type(action) is not int:
-            action = _as_int_action(action)
+            action = as_action_int(action)
         g = self.game
         if 1 <= action <= 6:
             return {"roll": action}
