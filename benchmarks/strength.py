@@ -1,0 +1,251 @@
+"""Playing strength of the agents: win rates with 95% Wilson intervals, and MCTS speed.
+
+    nice python benchmarks/strength.py [--games exactly,tohm,tri,exagon] [--n 200] [--procs 2]
+        [--pairings heuristic-random,mcts-random,mcts-heuristic] [--spec mcts=mcts:iterations=300]
+        [--clairvoyant] [--sims-seconds 2] [--json results.jsonl]
+
+Every pairing ``A-B`` plays ``--n`` two-player games per game; A sits in seat 0 in even games
+and seat 1 in odd ones (seats rotated). A win scores 1, a shared win 1/2. Chance outcomes
+come from a seeded stream of uniform numbers (one per chance node), so game ``i`` of every
+pairing sees the same stream.
+
+``clairvoyant`` is an MCTS that is handed that stream: it knows every future die roll, deal
+and roll-off in advance (its search resolves chance nodes with the real future outcomes). Its
+win rate against an opponent bounds what foresight could achieve where luck caps a rate.
+
+Agent specs accept ``NAME=SPEC`` overrides (``--spec mcts=mcts:iterations=300``); per-game
+overrides are ``GAME.NAME=SPEC`` (``--spec exagon.mcts=mcts:iterations=150``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import random
+import time
+from typing import Any
+
+import ludoteca
+from ludoteca.agents import make_agent
+from ludoteca.agents.mcts import (
+    DEFAULT_C,
+    DEFAULT_CAP,
+    DEFAULT_ITERATIONS,
+    DEFAULT_PRUNE,
+    DEFAULT_ROLLOUT,
+    MCTSAgent,
+    sample_index,
+)
+from ludoteca.core.chance import sample_chance
+
+GAMES = ("exactly", "tohm", "tri", "exagon")
+PAIRINGS = ("heuristic-random", "mcts-random", "mcts-heuristic")
+BAR = {"heuristic-random": 0.65, "mcts-random": 0.80, "mcts-heuristic": 0.55}
+
+
+def game_options(name: str) -> dict[str, Any]:
+    opts: dict[str, Any] = {"players": 2}
+    if name == "exagon":
+        opts["clock"] = None
+    return opts
+
+
+def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (shared wins count half)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = score / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+class Stream:
+    """The uniform numbers deciding the chance nodes of one game, generated on demand."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.values: list[float] = []
+
+    def __getitem__(self, i: int) -> float:
+        while len(self.values) <= i:
+            self.values.append(self.rng.random())
+        return self.values[i]
+
+
+def build_agent(spec: str, seed: int, game: str, stream: Stream, pos: list[int]) -> Any:
+    if spec.startswith("clairvoyant"):
+        rest = spec[len("clairvoyant"):]
+        agent = make_agent("mcts" + rest, seed=seed, game=game)
+        assert isinstance(agent, MCTSAgent)
+        agent.future = lambda k: stream[pos[0] + k]
+        return agent
+    return make_agent(spec, seed=seed, game=game)
+
+
+def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
+    """Game ``i`` of ``a`` against ``b``; returns a's score and the time per move of each."""
+    name, a, b, i = task
+    game = ludoteca.load_game(name, **game_options(name))
+    stream = Stream(1_000_003 * i + 17)
+    pos = [0]
+    seats = [a, b] if i % 2 == 0 else [b, a]
+    agents = [build_agent(seats[k], 7919 * i + k, name, stream, pos) for k in range(2)]
+    state = game.new_initial_state()
+    times: list[list[float]] = [[], []]
+    while not state.is_terminal():
+        if state.is_chance_node():
+            action = sample_index(state.chance_outcomes(), stream[pos[0]])
+            pos[0] += 1
+        else:
+            p = state.current_player()
+            t0 = time.perf_counter()
+            action = agents[p].step(state)
+            times[p].append(time.perf_counter() - t0)
+        state.apply_action(action)
+    ret = state.returns()
+    sa = 0 if i % 2 == 0 else 1
+    return {
+        "game": name, "a": a, "b": b, "i": i, "score": ret[sa],
+        "a_moves": len(times[sa]), "a_time": sum(times[sa]), "a_max": max(times[sa], default=0.0),
+        "b_moves": len(times[1 - sa]), "b_time": sum(times[1 - sa]), "b_max": max(times[1 - sa], default=0.0),
+        "turns": state.to_json().get("turn"),
+    }
+
+
+def sims_per_second(name: str, spec: str, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """Simulations per second of ``spec`` on decision positions from random games."""
+    game = ludoteca.load_game(name, **game_options(name))
+    rng = random.Random(seed)
+    agent = make_agent(spec, seed=seed, game=name)
+    assert isinstance(agent, MCTSAgent)
+    iters = 0
+    spent = 0.0
+    positions = 0
+    while spent < seconds:
+        state = game.new_initial_state()
+        depth = rng.randrange(5, 60)
+        while not state.is_terminal() and depth > 0:
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state, rng))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                depth -= 1
+        while not state.is_terminal() and (state.is_chance_node() or len(state.legal_actions()) < 2):
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state, rng))
+            else:
+                state.apply_action(state.legal_actions()[0])
+        if state.is_terminal():
+            continue
+        agent.step(state)
+        iters += agent.last_iterations
+        spent += agent.last_seconds
+        positions += 1
+    return {"game": name, "spec": spec, "positions": positions, "simulations": iters,
+            "seconds": round(spent, 2), "sims_per_s": round(iters / spent) if spent else 0}
+
+
+def resolved_mcts(name: str, spec: str) -> str:
+    """The spec with the per-game defaults written out (for the report)."""
+    agent = make_agent(spec.replace("clairvoyant", "mcts"), seed=0, game=name)
+    if not isinstance(agent, MCTSAgent):
+        return spec
+    it = agent.iterations if agent.iterations is not None else (
+        None if agent.seconds is not None else DEFAULT_ITERATIONS.get(name))
+    parts = [spec.split(":")[0]]
+    if it is not None:
+        parts.append(f"iterations={it}")
+    if agent.seconds is not None:
+        parts.append(f"seconds={agent.seconds:g}")
+    parts.append(f"c={agent.c:g}")
+    parts.append(f"cap={agent.cap if agent.cap is not None else DEFAULT_CAP.get(name)}")
+    parts.append(f"rollout={agent.rollout or DEFAULT_ROLLOUT.get(name, 'random')}")
+    parts.append(f"prune={agent.prune if agent.prune is not None else DEFAULT_PRUNE.get(name, 0)}")
+    return ":".join(parts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default=",".join(GAMES))
+    parser.add_argument("--n", type=int, default=200, help="games per pairing and game")
+    parser.add_argument("--procs", type=int, default=2)
+    parser.add_argument("--pairings", default=",".join(PAIRINGS))
+    parser.add_argument("--spec", action="append", default=[], help="NAME=SPEC or GAME.NAME=SPEC")
+    parser.add_argument("--clairvoyant", action="store_true",
+                        help="also play clairvoyant-random and clairvoyant-heuristic")
+    parser.add_argument("--sims-seconds", type=float, default=2.0, help="0 to skip the speed test")
+    parser.add_argument("--json", default=None, help="append every game's result to this JSONL file")
+    args = parser.parse_args()
+    games = [g for g in args.games.split(",") if g]
+    pairings = [p for p in args.pairings.split(",") if p]
+    if args.clairvoyant:
+        pairings += ["clairvoyant-random", "clairvoyant-heuristic"]
+    overrides: dict[str, str] = {}
+    for item in args.spec:
+        key, _, value = item.partition("=")
+        overrides[key] = value
+
+    def spec_for(game: str, name: str) -> str:
+        return overrides.get(f"{game}.{name}", overrides.get(name, name))
+
+    print(f"# DEFAULT_C={DEFAULT_C}", flush=True)
+    if args.sims_seconds > 0:
+        for g in games:
+            print(json.dumps(sims_per_second(g, spec_for(g, "mcts"), args.sims_seconds)), flush=True)
+    tasks = []
+    for g in games:
+        for pairing in pairings:
+            a, b = pairing.split("-")
+            for i in range(args.n):
+                tasks.append((g, spec_for(g, a), spec_for(g, b), i))
+    out = open(args.json, "a") if args.json else None  # noqa: SIM115
+    results: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    start = time.perf_counter()
+    with mp.Pool(args.procs) as pool:
+        for r in pool.imap_unordered(play_one, tasks, chunksize=1):
+            results.setdefault((r["game"], r["a"], r["b"]), []).append(r)
+            if out:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+            done = len(results[(r["game"], r["a"], r["b"])])
+            if done == args.n:
+                print(json.dumps(summary(r["game"], r["a"], r["b"], results[(r["game"], r["a"], r["b"])])),
+                      flush=True)
+    if out:
+        out.close()
+    print(f"# total {time.perf_counter() - start:.0f} s", flush=True)
+    print()
+    print("| game | A | B | games | A's score | 95% CI | bar | A s/move (mean, max) |")
+    print("| --- | --- | --- | ---: | ---: | --- | --- | --- |")
+    for g in games:
+        for pairing in pairings:
+            a, b = pairing.split("-")
+            key = (g, spec_for(g, a), spec_for(g, b))
+            if key not in results:
+                continue
+            s = summary(*key, results[key])
+            bar = BAR.get(pairing)
+            print(f"| {g} | {resolved_mcts(g, key[1]) if 'mcts' in a or a == 'clairvoyant' else key[1]} "
+                  f"| {key[2]} | {s['n']} | {s['rate']:.3f} | [{s['lo']:.3f}, {s['hi']:.3f}] "
+                  f"| {'' if bar is None else f'>= {bar:.2f}'} | {s['a_mean']:.3f}, {s['a_max']:.3f} |")
+
+
+def summary(game: str, a: str, b: str, rs: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rs)
+    score = sum(r["score"] for r in rs)
+    lo, hi = wilson(score, n)
+    moves = sum(r["a_moves"] for r in rs)
+    return {
+        "game": game, "a": a, "b": b, "n": n, "score": score, "rate": round(score / n, 4),
+        "lo": round(lo, 4), "hi": round(hi, 4),
+        "a_mean": sum(r["a_time"] for r in rs) / max(1, moves), "a_max": max(r["a_max"] for r in rs),
+    }
+
+
+if __name__ == "__main__":
+    main()

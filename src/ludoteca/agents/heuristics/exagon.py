@@ -1,0 +1,226 @@
+"""EXAGON heuristic: many connections, bonuses used well, no gift to the next player.
+
+The player plans its whole turn greedily and judges where the turn would end:
+
+* a placement that wins (perfect fit, or the last tile) is played at once;
+* otherwise the placements touching the most tiles come first — two connections keep the turn
+  going, three to five also earn bonuses — and among equals the tile that is hardest to place
+  later (an Exagon side, few numbers that occur on the table's open sides) goes first, a Jolly
+  tile is kept for later;
+* with a bonus in hand and an opponent down to one tile, a tile is *given* to them (their last
+  tile would win their next turn); otherwise a bonus lets a one-connection tile keep the turn
+  going;
+* ``stop`` is played deliberately when every remaining placement would end the turn in a worse
+  position — above all one where the next player wins at once (a hole surrounded by six tiles
+  that a tile of theirs fits, or their last tile) — and never by accident while a placement
+  with two or more connections is available.
+
+Candidates are ranked by a cheap key; the best few are played out to the end of the turn
+(greedy) and the next player's turn is simulated the same way, so a move that hands them a
+perfect fit or a last-tile finish is seen and avoided. Hands are public in EXAGON, so this
+reads nothing hidden (the tiles set aside never enter play).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from ludoteca.core.game import Action
+
+TOP_K = 10
+"""Candidates of the root decision played out to the end of the turn (and the reply)."""
+WIN = 1000.0
+
+
+def decode(g: Any, a: int) -> tuple[int, int]:
+    """(tile index, cell) of a placement action."""
+    t, rest = divmod(a - g.place0, g.n_cells * 6)
+    return t, rest // 6
+
+
+def conn(g: Any, board: dict[int, Any], c: int) -> int:
+    return sum(1 for _, nc in g.nbrs[c] if nc in board)
+
+
+def difficulty(g: Any, t: int) -> float:
+    """How hard a tile is to place later: Exagon sides hurt, a Jolly helps."""
+    d = getattr(g, "_h_difficulty", None)
+    if d is None:
+        d = []
+        for sides in g.sides:
+            x = sum(1 for s in sides if s == 11)
+            j = sum(1 for s in sides if s == 10)
+            distinct = len({s for s in sides if s <= 9})
+            d.append(0.6 * x - 0.5 * j - 0.03 * distinct)
+        g._h_difficulty = d
+    return d[t]
+
+
+def placements(s: Any, p: int) -> list[tuple[int, int, int, int]]:
+    """Every placement of ``p`` as (action, tile, cell, connections)."""
+    g = s.game
+    owner = s.owner
+    board = s.board
+    out = []
+    for c, lst in s.cand.items():
+        k = -1
+        for t, a in lst:
+            if owner[t] == p:
+                if k < 0:
+                    k = conn(g, board, c)
+                out.append((a, t, c, k))
+    return out
+
+
+def _key(g: Any, hand_size: int, bonus: int, t: int, k: int) -> float:
+    if k == 6 or hand_size == 1:
+        return WIN
+    go_on = k >= 2 or bonus > 0
+    return (10.0 if go_on else 0.0) + 1.5 * min(k, 5) + difficulty(g, t)
+
+
+def _give_target(s: Any, p: int) -> list[int]:
+    return [q for q in range(s.game.num_players) if q != p and len(s.hands[q]) == 1]
+
+
+def greedy_action(s: Any, p: int) -> Action:
+    """The greedy choice of ``p`` (to move in ``s``, opening or turn)."""
+    g = s.game
+    legal = s.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    hand = s.hands[p]
+    if not s.table:  # opening tile: the hardest tile goes first
+        return max(legal, key=lambda a: (difficulty(g, decode(g, a)[0]), -a))
+    if s.bonus and len(hand) >= 2:
+        to = _give_target(s, p)
+        if to and g.give0 + hand[0] * g.num_players + to[0] in legal:
+            t = max(hand, key=lambda t: (difficulty(g, t), -t))
+            return g.give0 + t * g.num_players + to[0]
+    best, best_v = None, -math.inf
+    for a, t, _c, k in placements(s, p):
+        v = _key(g, len(hand), s.bonus, t, k)
+        if v > best_v:
+            best, best_v = a, v
+    if best is None:
+        return legal[-1]  # stop or pass
+    return best
+
+
+def play_turn(s: Any, p: int, limit: int = 40) -> Any:
+    """Play ``p``'s turn greedily on ``s`` (modified in place) until it passes on."""
+    for _ in range(limit):
+        if s.phase == 3 or s.to_move != p or s.phase == 0:
+            break
+        turn = s.turn
+        s.apply_action(greedy_action(s, p))
+        if s.turn != turn:
+            break
+    return s
+
+
+def immediate_win(s: Any, q: int) -> bool:
+    """Whether ``q`` (to move in ``s``) can win with one placement."""
+    if s.phase == 3 or s.phase == 0:
+        return False
+    one = len(s.hands[q]) == 1
+    return any(one or k == 6 for _a, _t, _c, k in placements(s, q))
+
+
+def judge_end(s: Any, me: int) -> float:
+    """The position after my turn ended (someone else to move): simulate the next turn."""
+    if s.phase == 3:
+        return WIN * (2 * s.returns()[me] - 1)
+    n = s.game.num_players
+    q = s.to_move
+    r = play_turn(s.clone(), q)
+    if r.phase == 3:
+        return WIN * (2 * r.returns()[me] - 1) * 0.9
+    mine = len(r.hands[me])
+    others = [len(r.hands[x]) for x in range(n) if x != me]
+    v = min(others) - mine
+    # later opponents who could finish at once count too
+    for x in range(n):
+        if x != me and x != q and len(r.hands[x]) == 1:
+            v -= 2.0
+    # my own chances next turn: room to place
+    v += 0.05 * min(10, len({c for _a, _t, c, _k in placements(r, me)}))
+    return v
+
+
+def evaluate_action(s: Any, me: int, a: Action) -> float:
+    t = s.clone()
+    t.apply_action(a)
+    if t.phase == 3:
+        return WIN * (2 * t.returns()[me] - 1)
+    if t.to_move == me and t.phase == 2 and t.turn == s.turn:
+        play_turn(t, me)
+    return judge_end(t, me)
+
+
+def candidates(s: Any, limit: int = TOP_K) -> list[Action]:
+    """The most promising actions by the cheap key (wins, connections, gives, stop), best
+    first; ``stop`` is always among them when legal."""
+    g = s.game
+    p = s.to_move
+    legal = s.legal_actions()
+    hand = s.hands[p]
+    scored: list[tuple[float, int]] = []
+    if not s.table:
+        for a in legal:
+            t = decode(g, a)[0]
+            scored.append((difficulty(g, t), a))
+    else:
+        board = s.board
+        for a in legal:
+            if a < g.give0:
+                t, c = decode(g, a)
+                scored.append((_key(g, len(hand), s.bonus, t, conn(g, board, c)), a))
+            elif a < g.stop_action:
+                scored.append((50.0, a))  # a give is rare and important
+            else:
+                scored.append((5.0, a))  # stop: always considered
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    out = [a for _, a in scored[:limit]]
+    if g.stop_action in legal and g.stop_action not in out:
+        out[-1] = g.stop_action
+    return out
+
+
+def choose(state: Any, rng: random.Random) -> Action:
+    me = state.current_player()
+    best: list[Action] = []
+    best_v = -math.inf
+    for a in candidates(state):
+        v = evaluate_action(state, me, a)
+        if v > best_v + 1e-9:
+            best_v, best = v, [a]
+        elif v > best_v - 1e-9:
+            best.append(a)
+    return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+
+
+def rollout(state: Any, rng: random.Random) -> Action:
+    """Light policy for MCTS rollouts: the greedy choice."""
+    return greedy_action(state, state.to_move)
+
+
+def value(state: Any) -> list[float]:
+    """Winning chances per seat from the tiles left (fewer is better) and immediate threats."""
+    if state.phase == 3:
+        return state.returns()
+    n = state.game.num_players
+    if state.phase == 0:
+        return [1.0 / n] * n
+    s = [-float(len(h)) for h in state.hands]
+    q = state.to_move
+    if immediate_win(state, q):
+        s[q] += 6.0
+    else:
+        s[q] += 1.0  # the player to move places next
+    m = max(s)
+    e = [math.exp(0.6 * (x - m)) for x in s]
+    tot = sum(e)
+    return [x / tot for x in e]

@@ -1,0 +1,267 @@
+"""The AI players: legal, reproducible, no peeking, budgets, the registry, sanity strength."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+import ludoteca
+from ludoteca.agents import make_agent
+from ludoteca.agents.base import agent_names
+from ludoteca.agents.heuristics import HeuristicAgent
+from ludoteca.agents.mcts import MCTSAgent
+from ludoteca.core.chance import sample_chance
+from tests.conftest import options_for
+
+# small budgets: these tests check behaviour, not strength
+SMALL = {
+    "exactly": "mcts:iterations=12:cap=8",
+    "tohm": "mcts:iterations=12:cap=8",
+    "tri": "mcts:iterations=8:cap=4",
+    "exagon": "mcts:iterations=6:cap=3",
+}
+
+
+def play(name: str, specs: list[str], seed: int, players: int | None = None,
+         max_actions: int = 5000) -> list[object]:
+    """Play a whole game with the given agents (one spec per seat); return every action."""
+    players = players or len(specs)
+    game = ludoteca.load_game(name, **options_for(name, players))
+    agents = [make_agent(spec, seed=seed + k, game=name) for k, spec in enumerate(specs)]
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    actions: list[object] = []
+    for _ in range(max_actions):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            action = sample_chance(state, rng)
+        else:
+            legal = state.legal_actions()
+            action = agents[state.current_player()].step(state)
+            assert action in legal, f"{specs[state.current_player()]} played an illegal action"
+        state.apply_action(action)
+        actions.append(action)
+    assert state.is_terminal()
+    return actions
+
+
+# --- legal actions over whole games --------------------------------------------------------
+
+@pytest.mark.parametrize("name", ludoteca.GAMES)
+def test_heuristic_and_mcts_play_whole_games_legally(name: str) -> None:
+    play(name, ["heuristic", SMALL[name]], seed=1)
+
+
+@pytest.mark.parametrize(("name", "players"), [("exactly", 4), ("tohm", 3), ("tri", 3), ("exagon", 3)])
+def test_agents_play_multiplayer_games_legally(name: str, players: int) -> None:
+    specs = ["heuristic", SMALL[name], "random", "heuristic"][:players]
+    play(name, specs, seed=2)
+
+
+def test_heuristic_works_without_being_told_the_game() -> None:
+    game = ludoteca.load_game("tohm", players=2)
+    agent = make_agent("heuristic", seed=0)
+    rng = random.Random(0)
+    state = game.new_initial_state()
+    for _ in range(200):
+        if state.is_terminal():
+            break
+        action = sample_chance(state, rng) if state.is_chance_node() else agent.step(state)
+        state.apply_action(action)
+
+
+# --- reproducibility -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["exactly", "tohm", "tri"])
+def test_same_seed_same_game(name: str) -> None:
+    specs = ["heuristic", SMALL[name]]
+    assert play(name, specs, seed=5) == play(name, specs, seed=5)
+
+
+def test_same_seed_same_game_exagon() -> None:
+    specs = ["heuristic", SMALL["exagon"]]
+    assert play("exagon", specs, seed=3) == play("exagon", specs, seed=3)
+
+
+# --- no peeking (TRI's secret rolls and cards) ---------------------------------------------
+
+def tri_battle(step: str, attacker_roll: int | None, defender_roll: int | None,
+               attacker_card: int | None) -> ludoteca.State:
+    game = ludoteca.load_game("tri", players=2)
+    owner = {"0,0,N": 0, "0,0,E": 0, "0,0,W": 0, "0,0,S": 1, "1,0,N": 1, "1,0,E": 1, "2,2,N": 0}
+    data = {
+        "game": "tri", "players": 2, "size": 4, "owner": owner,
+        "hands": [[0, 2, 3, 4], [0, 2, 3, 4, 4]], "alive": [True, True], "teleports_used": [],
+        "to_move": 0, "round": 4, "turn": 9, "phase": "battle",
+        "battle": {"attacker": 0, "defender": 1, "target": "0,0,S", "dice": 2, "step": step,
+                   "attacker_roll": attacker_roll, "defender_roll": defender_roll,
+                   "attacker_card": attacker_card, "defender_card": None},
+    }
+    return game.state_from_json(data)
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "mcts:iterations=150"])
+def test_tri_attacker_does_not_see_the_defender_roll(spec: str) -> None:
+    decisions = set()
+    for droll in range(1, 7):
+        state = tri_battle("attacker_card", 3, droll, None)
+        assert state.current_player() == 0
+        decisions.add(make_agent(spec, seed=11, game="tri").step(state))
+    assert len(decisions) == 1
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "mcts:iterations=150"])
+def test_tri_defender_does_not_see_the_attacker_roll_or_card(spec: str) -> None:
+    decisions = set()
+    for aroll in (1, 4, 6):
+        for acard in (0, 2, 4):
+            state = tri_battle("defender_card", aroll, 2, acard)
+            assert state.current_player() == 1
+            decisions.add(make_agent(spec, seed=11, game="tri").step(state))
+    assert len(decisions) == 1
+
+
+def test_tri_mcts_card_choice_depends_on_what_it_does_see() -> None:
+    """Sanity for the test above: the decision is not constant whatever the agent's own roll."""
+    choices = {make_agent("heuristic", seed=0, game="tri").step(tri_battle("attacker_card", r, 3, None))
+               for r in range(1, 7)}
+    assert len(choices) > 1
+
+
+# --- budgets --------------------------------------------------------------------------------
+
+def some_position(name: str, seed: int = 0) -> ludoteca.State:
+    game = ludoteca.load_game(name, **options_for(name, 2))
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    moves = 0
+    while True:
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+            continue
+        legal = state.legal_actions()
+        if moves >= 6 and len(legal) > 2:
+            return state
+        state.apply_action(legal[rng.randrange(len(legal))])
+        moves += 1
+
+
+@pytest.mark.parametrize("name", ["exactly", "tohm", "tri"])
+def test_mcts_iteration_budget(name: str) -> None:
+    agent = make_agent("mcts:iterations=37", seed=0, game=name)
+    assert isinstance(agent, MCTSAgent)
+    agent.step(some_position(name))
+    assert agent.last_iterations == 37
+
+
+def test_mcts_time_budget() -> None:
+    agent = make_agent("mcts:seconds=0.3", seed=0, game="tohm")
+    assert isinstance(agent, MCTSAgent)
+    state = some_position("tohm")
+    t0 = time.perf_counter()
+    agent.step(state)
+    elapsed = time.perf_counter() - t0
+    assert agent.last_iterations > 1
+    assert 0.25 <= agent.last_seconds <= 0.6
+    assert elapsed <= 0.8
+
+
+def test_mcts_default_is_under_a_second() -> None:
+    agent = make_agent("mcts", seed=0, game="tohm")
+    t0 = time.perf_counter()
+    agent.step(some_position("tohm"))
+    assert time.perf_counter() - t0 < 1.0
+
+
+# --- the registry ---------------------------------------------------------------------------
+
+def test_agent_names() -> None:
+    assert {"random", "heuristic", "mcts"} <= set(agent_names())
+
+
+def test_make_agent_by_name_with_parameters() -> None:
+    agent = make_agent("mcts:iterations=50:c=1.2:cap=10:rollout=heuristic", seed=3, game="tohm")
+    assert isinstance(agent, MCTSAgent)
+    assert (agent.iterations, agent.c, agent.cap, agent.rollout) == (50, 1.2, 10, "heuristic")
+    assert agent.spec == "mcts:iterations=50:c=1.2:cap=10:rollout=heuristic"
+    assert isinstance(make_agent("heuristic", game="tri"), HeuristicAgent)
+
+
+@pytest.mark.parametrize(("spec", "word"), [
+    ("mcts:speed=3", "speed"),
+    ("heuristic:depth=2", "depth"),
+    ("random:x=1", "x"),
+    ("mcts:iterations=0", "iterations"),
+    ("mcts:seconds=-1", "seconds"),
+    ("mcts:rollout=smart", "rollout"),
+    ("mcts:c=-2", "c"),
+    ("mcts:cap=x", "cap"),
+    ("alphazero", "alphazero"),
+    ("mcts:iterations", "iterations"),
+])
+def test_make_agent_errors_name_the_problem(spec: str, word: str) -> None:
+    with pytest.raises(ValueError, match=word):
+        make_agent(spec, seed=0, game="tohm")
+
+
+def test_heuristic_for_an_unknown_game() -> None:
+    with pytest.raises(ValueError, match="chess"):
+        make_agent("heuristic", game="chess")
+
+
+# --- sanity strength (positions where one move wins at once) -------------------------------
+
+def tohm_winning_position() -> ludoteca.State:
+    game = ludoteca.load_game("tohm", players=2)
+    return game.state_from_json({
+        "game": "tohm", "players": 2, "rows": 3, "cols": 3,
+        "layout": [[3, 4, 5], [5, 6, 3], [4, 3, 6]],
+        "board": [[0, 0, None], [None, 1, 1], [None, None, None]],
+        "supply": [3, 3], "trophies": [5, 4], "trophies_left": 1,
+        "to_move": 0, "phase": "act", "roll": 5, "turn": 20,
+    })
+
+
+def exactly_winning_position() -> ludoteca.State:
+    game = ludoteca.load_game("exactly", players=2)
+    return game.state_from_json({
+        "game": "exactly", "players": 2,
+        "bank": {"5": 7, "10": 10, "20": 8, "50": 9},
+        "piles": [{"5": 2, "10": 0, "20": 1, "50": 1}, {"5": 1, "10": 0, "20": 1, "50": 0}],
+        "euros": [2, 2], "to_move": 0, "phase": "move", "roll": "?", "turn": 30,
+    })
+
+
+@pytest.mark.parametrize("spec", ["mcts:iterations=200", "heuristic"])
+def test_tohm_completes_the_winning_tris(spec: str) -> None:
+    state = tohm_winning_position()
+    win = state.action_from_json({"place": [0, 2]})
+    assert len(state.legal_actions()) > 1
+    assert make_agent(spec, seed=4, game="tohm").step(state) == win
+
+
+@pytest.mark.parametrize("spec", ["mcts:iterations=200", "heuristic"])
+def test_exactly_reaches_one_euro_exactly(spec: str) -> None:
+    state = exactly_winning_position()  # seat 0 holds 80 cents and rolled "?": a 20 in wins
+    assert state.pile_total(0) == 80
+    after = state.clone()
+    after.apply_action(make_agent(spec, seed=4, game="exactly").step(state))
+    assert after.is_terminal() and after.returns() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("spec", ["mcts:iterations=200", "heuristic"])
+def test_exactly_never_hands_the_opponent_a_euro(spec: str) -> None:
+    """Seat 1 holds 80 cents and seat 0 rolled 20: a 20 into seat 1's pile gives them a euro."""
+    game = ludoteca.load_game("exactly", players=2)
+    state = game.state_from_json({
+        "game": "exactly", "players": 2,
+        "bank": {"5": 9, "10": 10, "20": 6, "50": 10},
+        "piles": [{"5": 1, "10": 0, "20": 0, "50": 0}, {"5": 0, "10": 0, "20": 4, "50": 0}],
+        "euros": [0, 0], "to_move": 0, "phase": "move", "roll": 20, "turn": 4,
+    })
+    after = state.clone()
+    after.apply_action(make_agent(spec, seed=1, game="exactly").step(state))
+    assert after.euros == [0, 0]
