@@ -2,7 +2,7 @@
 
     nice python benchmarks/strength.py [--games exactly,tohm,tri,exagon] [--n 200] [--procs 2]
         [--pairings heuristic-random,mcts-random,mcts-heuristic] [--spec mcts=mcts:iterations=300]
-        [--clairvoyant] [--sims-seconds 2] [--json results.jsonl]
+        [--clairvoyant] [--duplicate] [--sims-seconds 2] [--json results.jsonl]
 
 Every pairing ``A-B`` plays ``--n`` two-player games per game; A sits in seat 0 in even games
 and seat 1 in odd ones (seats rotated). A win scores 1, a shared win 1/2. Chance outcomes
@@ -35,6 +35,7 @@ from ludoteca.agents.mcts import (
     DEFAULT_ITERATIONS,
     DEFAULT_PRUNE,
     DEFAULT_ROLLOUT,
+    GAME_C,
     MCTSAgent,
     sample_index,
 )
@@ -86,11 +87,13 @@ def build_agent(spec: str, seed: int, game: str, stream: Stream, pos: list[int])
     return make_agent(spec, seed=seed, game=game)
 
 
-def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
-    """Game ``i`` of ``a`` against ``b``; returns a's score and the time per move of each."""
-    name, a, b, i = task
+def play_one(task: tuple[str, str, str, int, bool]) -> dict[str, Any]:
+    """Game ``i`` of ``a`` against ``b``; returns a's score and the time per move of each.
+    With ``duplicate``, games ``2k`` and ``2k + 1`` share their chance stream (same deal,
+    same dice) with the seats swapped."""
+    name, a, b, i, duplicate = task
     game = ludoteca.load_game(name, **game_options(name))
-    stream = Stream(1_000_003 * i + 17)
+    stream = Stream(1_000_003 * (i // 2 if duplicate else i) + 17)
     pos = [0]
     seats = [a, b] if i % 2 == 0 else [b, a]
     agents = [build_agent(seats[k], 7919 * i + k, name, stream, pos) for k in range(2)]
@@ -162,7 +165,7 @@ def resolved_mcts(name: str, spec: str) -> str:
         parts.append(f"iterations={it}")
     if agent.seconds is not None:
         parts.append(f"seconds={agent.seconds:g}")
-    parts.append(f"c={agent.c:g}")
+    parts.append(f"c={agent.c if agent.c is not None else GAME_C.get(name, DEFAULT_C):g}")
     parts.append(f"cap={agent.cap if agent.cap is not None else DEFAULT_CAP.get(name)}")
     parts.append(f"rollout={agent.rollout or DEFAULT_ROLLOUT.get(name, 'random')}")
     parts.append(f"prune={agent.prune if agent.prune is not None else DEFAULT_PRUNE.get(name, 0)}")
@@ -179,6 +182,8 @@ def main() -> None:
     parser.add_argument("--clairvoyant", action="store_true",
                         help="also play clairvoyant-random and clairvoyant-heuristic")
     parser.add_argument("--sims-seconds", type=float, default=2.0, help="0 to skip the speed test")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="games 2k and 2k+1 share their chance stream, seats swapped")
     parser.add_argument("--json", default=None, help="append every game's result to this JSONL file")
     args = parser.parse_args()
     games = [g for g in args.games.split(",") if g]
@@ -202,7 +207,7 @@ def main() -> None:
         for pairing in pairings:
             a, b = pairing.split("-")
             for i in range(args.n):
-                tasks.append((g, spec_for(g, a), spec_for(g, b), i))
+                tasks.append((g, spec_for(g, a), spec_for(g, b), i, args.duplicate))
     out = open(args.json, "a") if args.json else None  # noqa: SIM115
     results: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     start = time.perf_counter()

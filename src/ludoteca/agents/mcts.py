@@ -40,15 +40,17 @@ from ludoteca.agents.base import Agent, register
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.game import Action, State
 
-DEFAULT_ITERATIONS: dict[str, int] = {"exactly": 600, "tohm": 600, "tri": 400, "exagon": 200}
+DEFAULT_ITERATIONS: dict[str, int] = {"exactly": 1000, "tohm": 3000, "tri": 400, "exagon": 200}
 """Iterations per move when neither ``iterations`` nor ``seconds`` is given (< 1 s per move)."""
-DEFAULT_CAP: dict[str, int] = {"exactly": 60, "tohm": 60, "tri": 10, "exagon": 10}
+DEFAULT_CAP: dict[str, int] = {"exactly": 10, "tohm": 60, "tri": 10, "exagon": 10}
 """Rollout length (actions, chance included) before the evaluation function takes over."""
 DEFAULT_ROLLOUT: dict[str, str] = {"tri": "heuristic", "exagon": "heuristic"}
 """Rollout policy by game when ``rollout`` is not given (else ``random``)."""
 DEFAULT_PRUNE: dict[str, int] = {"exagon": 8, "tri": 8}
 """Children per decision node, best first by the game's cheap ranking (0: every legal action)."""
 DEFAULT_C = 0.7
+GAME_C: dict[str, float] = {"tohm": 0.4, "exactly": 0.4, "exagon": 0.3}
+"""UCT constant by game when ``c`` is not given (else DEFAULT_C)."""
 
 
 class Node:
@@ -85,7 +87,7 @@ class MCTSAgent(Agent):
         seed: int | None = None,
         iterations: int | None = None,
         seconds: float | None = None,
-        c: float = DEFAULT_C,
+        c: float | None = None,
         cap: int | None = None,
         rollout: str | None = None,
         prune: int | None = None,
@@ -99,7 +101,7 @@ class MCTSAgent(Agent):
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
                                     or seconds <= 0):
             raise ValueError(f"agent 'mcts': seconds must be a number > 0, not {seconds!r}")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
+        if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0):
             raise ValueError(f"agent 'mcts': c must be a number >= 0, not {c!r}")
         if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
             raise ValueError(f"agent 'mcts': cap must be a whole number >= 0, not {cap!r}")
@@ -109,7 +111,7 @@ class MCTSAgent(Agent):
             raise ValueError(f"agent 'mcts': rollout must be 'random' or 'heuristic', not {rollout!r}")
         self.iterations = iterations
         self.seconds = float(seconds) if seconds is not None else None
-        self.c = float(c)
+        self.c = float(c) if c is not None else None
         self.cap = cap
         self.rollout = rollout
         self.prune = prune
@@ -130,7 +132,7 @@ class MCTSAgent(Agent):
             parts.append(f"iterations={self.iterations}")
         if self.seconds is not None:
             parts.append(f"seconds={self.seconds:g}")
-        if self.c != DEFAULT_C:
+        if self.c is not None:
             parts.append(f"c={self.c:g}")
         if self.cap is not None:
             parts.append(f"cap={self.cap}")
@@ -164,6 +166,7 @@ class MCTSAgent(Agent):
             self._expand = lambda s: ranker(s, prune)[::-1]
         else:
             self._expand = lambda s: s._legal_actions()
+        self._c = self.c if self.c is not None else GAME_C.get(game_name, DEFAULT_C)
         seat = state.current_player()
         worlds = None if self.future is not None else ismcts.worlds(state, seat)
         start = time.perf_counter()
@@ -227,7 +230,7 @@ class MCTSAgent(Agent):
         path: list[tuple[Node, int]] = []
         log = math.log
         sqrt = math.sqrt
-        c = self.c
+        c = self._c
         depth = 0  # chance nodes passed (clairvoyance index)
         while True:
             cur = s.current_player()
@@ -287,7 +290,7 @@ class MCTSAgent(Agent):
         paths: list[list[tuple[Node, int]]] = [[] for _ in seats]
         log = math.log
         sqrt = math.sqrt
-        c = self.c
+        c = self._c
         depth = 0
         expanded = False
         while True:

@@ -32,6 +32,8 @@ from ludoteca.core.game import Action
 TOP_K = 10
 """Candidates of the root decision played out to the end of the turn (and the reply)."""
 WIN = 1000.0
+VALUE_K = 0.6
+"""Sharpness of :func:`value`: winning odds per tile of difference."""
 
 
 def decode(g: Any, a: int) -> tuple[int, int]:
@@ -86,26 +88,46 @@ def _give_target(s: Any, p: int) -> list[int]:
 
 
 def greedy_action(s: Any, p: int) -> Action:
-    """The greedy choice of ``p`` (to move in ``s``, opening or turn)."""
+    """The greedy choice of ``p`` (to move in ``s``, opening or turn): a winning placement,
+    else a give when an opponent is on one tile, else the placement touching the most tiles
+    (the hardest tile first), else stop (or pass)."""
     g = s.game
-    legal = s.legal_actions()
-    if len(legal) == 1:
-        return legal[0]
     hand = s.hands[p]
+    difficulty(g, 0)
+    diff = g._h_difficulty
     if not s.table:  # opening tile: the hardest tile goes first
-        return max(legal, key=lambda a: (difficulty(g, decode(g, a)[0]), -a))
-    if s.bonus and len(hand) >= 2:
+        t = max(hand, key=lambda t: (diff[t], -t))
+        return g.place0 + (t * g.n_cells + g.origin) * 6
+    going = s.phase == 2 and s.placed > 0
+    if going and s.bonus and len(hand) >= 2:
         to = _give_target(s, p)
-        if to and g.give0 + hand[0] * g.num_players + to[0] in legal:
-            t = max(hand, key=lambda t: (difficulty(g, t), -t))
+        if to:
+            t = max(hand, key=lambda t: (diff[t], -t))
             return g.give0 + t * g.num_players + to[0]
-    best, best_v = None, -math.inf
-    for a, t, _c, k in placements(s, p):
-        v = _key(g, len(hand), s.bonus, t, k)
-        if v > best_v:
-            best, best_v = a, v
+    owner = s.owner
+    board = s.board
+    nbrs = g.nbrs
+    one = len(hand) == 1
+    best = None
+    bk = -1
+    bd = -math.inf
+    for c, lst in s.cand.items():
+        k = -1
+        for t, a in lst:
+            if owner[t] != p:
+                continue
+            if k < 0:
+                k = 0
+                for _, nc in nbrs[c]:
+                    if nc in board:
+                        k += 1
+                if k == 6 or one:
+                    return a
+            d = diff[t]
+            if k > bk or (k == bk and d > bd):
+                best, bk, bd = a, k, d
     if best is None:
-        return legal[-1]  # stop or pass
+        return g.stop_action if going else g.pass_action
     return best
 
 
@@ -208,12 +230,17 @@ def rollout(state: Any, rng: random.Random) -> Action:
 
 
 def value(state: Any) -> list[float]:
-    """Winning chances per seat from the tiles left (fewer is better) and immediate threats."""
+    """Winning chances per seat: a turn in progress is finished greedily, then tiles left
+    (fewer is better) and whether the next player can win at once."""
     if state.phase == 3:
         return state.returns()
     n = state.game.num_players
     if state.phase == 0:
         return [1.0 / n] * n
+    if state.phase == 2 and state.placed:
+        state = play_turn(state.clone(), state.to_move)
+        if state.phase == 3:
+            return state.returns()
     s = [-float(len(h)) for h in state.hands]
     q = state.to_move
     if immediate_win(state, q):
@@ -221,6 +248,6 @@ def value(state: Any) -> list[float]:
     else:
         s[q] += 1.0  # the player to move places next
     m = max(s)
-    e = [math.exp(0.6 * (x - m)) for x in s]
+    e = [math.exp(VALUE_K * (x - m)) for x in s]
     tot = sum(e)
     return [x / tot for x in e]
