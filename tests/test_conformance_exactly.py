@@ -17,6 +17,7 @@ import pytest
 
 import ludoteca
 from ludoteca import CHANCE, TERMINAL, IllegalActionError
+from tests.conformance import key, legal_json, parse_then_apply_problems
 
 VALUES = (5, 10, 20, 50)
 FACES = (0, "?", 50, 20, 10, 5)
@@ -53,14 +54,6 @@ def load(players: int = 3, **opts):
 
 def state_of(d: dict, **opts):
     return load(d["players"], **opts).state_from_json(copy.deepcopy(d))
-
-
-def key(j) -> str:
-    return json.dumps(j, sort_keys=True)
-
-
-def legal_json(s) -> set[str]:
-    return {key(s.action_to_json(a)) for a in s.legal_actions()}
 
 
 def required(d: dict) -> dict:
@@ -492,28 +485,6 @@ def test_playout_matches_reference(n: int, seed: int) -> None:
 WELL_FORMED = [{"roll": f} for f in FACES] + [
     {"coin": 20, "from": "bank", "to": 2}, {"coin": 5, "from": 0, "to": 1}, {"coin": 50, "from": 2, "to": "bank"},
     {"pass": True}]
-
-
-def parse_then_apply_problems(s, actions) -> list[str]:
-    legal = legal_json(s)
-    problems = []
-    for aj in actions:
-        try:
-            a = s.action_from_json(aj)
-        except IllegalActionError as exc:
-            problems.append(f"{aj} rejected by action_from_json in phase {s.to_json()['phase']}: {exc}")
-            continue
-        c = s.clone()
-        before = c.to_json()
-        if key(aj) in legal:
-            c.apply_action(a)
-            continue
-        try:
-            c.apply_action(a)
-            problems.append(f"{aj} (not legal) was applied in phase {before['phase']}")
-        except IllegalActionError:
-            assert c.to_json() == before
-    return problems
 
 
 def test_action_from_json_accepts_every_well_formed_action_anywhere() -> None:

@@ -18,6 +18,7 @@ import pytest
 
 import ludoteca
 from ludoteca import CHANCE, TERMINAL, IllegalActionError
+from tests.conformance import key, legal_json, parse_then_apply_problems
 
 # "directions 0:[+1,0] 1:[+1,-1] 2:[0,-1] 3:[-1,0] 4:[-1,+1] 5:[0,+1]"
 DIRS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
@@ -32,10 +33,6 @@ PASS = json.dumps({"pass": True})
 
 # --------------------------------------------------------------------------------------------
 # helpers
-def key(j) -> str:
-    return json.dumps(j, sort_keys=True)
-
-
 def T(i: int, sides: list, sp: int = 3) -> dict:
     """A tile in the position's tile form; "The central star shows the sum of the six numbers (a
     Jolly or Exagon area counts 0)"."""
@@ -69,10 +66,6 @@ def load(d: dict, **opts):
 
 def state_of(d: dict, **opts):
     return load(d, **opts).state_from_json(copy.deepcopy(d))
-
-
-def legal_json(s) -> set[str]:
-    return {key(s.action_to_json(a)) for a in s.legal_actions()}
 
 
 def play(s, *actions) -> None:
@@ -933,28 +926,6 @@ WELL_FORMED = [
     {"deal": 3}, {"deal": 12}, place(1, HOLE, 0), place(2, [2, -1], 1), place(12, [0, 0], 0),
     {"give": {"tile": 2, "to": 1}}, {"stop": True}, {"pass": True},
     {"stop": True, "elapsed": 3.2}, {"pass": True, "elapsed": 1.0}]
-
-
-def parse_then_apply_problems(s, actions) -> list[str]:
-    legal = legal_json(s)
-    problems = []
-    for aj in actions:
-        try:
-            a = s.action_from_json(aj)
-        except IllegalActionError as exc:
-            problems.append(f"{aj} rejected by action_from_json in phase {s.to_json()['phase']}: {exc}")
-            continue
-        c = s.clone()
-        before = c.to_json()
-        if key({k: v for k, v in aj.items() if k != "elapsed"}) in legal:
-            c.apply_action(a)
-            continue
-        try:
-            c.apply_action(a)
-            problems.append(f"{aj} (not legal) was applied in phase {before['phase']}")
-        except IllegalActionError:
-            assert c.to_json() == before
-    return problems
 
 
 def test_action_from_json_accepts_every_well_formed_action_anywhere() -> None:

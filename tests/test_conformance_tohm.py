@@ -16,6 +16,7 @@ import pytest
 
 import ludoteca
 from ludoteca import CHANCE, TERMINAL, IllegalActionError
+from tests.conformance import key, legal_json, parse_then_apply_problems
 
 # "Cell numbers ... (default ...)"
 DEFAULT_LAYOUT = [
@@ -39,16 +40,8 @@ PASS = json.dumps({"pass": True}, sort_keys=True)
 
 # --------------------------------------------------------------------------------------------
 # helpers
-def key(j) -> str:
-    return json.dumps(j, sort_keys=True)
-
-
 def required(d: dict) -> dict:
     return {k: d[k] for k in KEYS}
-
-
-def legal_json(s) -> set[str]:
-    return {key(s.action_to_json(a)) for a in s.legal_actions()}
 
 
 def position(board: list[list], players: int | None = None, layout=None, **over) -> dict:
@@ -436,28 +429,6 @@ def test_playout_matches_reference(n: int, seed: int) -> None:
 WELL_FORMED = [{"roll": f} for f in range(1, 7)] + [
     {"place": [0, 2]}, {"place": [2, 2]}, {"remove": [0, 1]}, {"remove": [2, 2]},
     {"move": [[1, 0], [2, 2]]}, {"move": [[2, 2], [1, 0]]}, {"pass": True}]
-
-
-def parse_then_apply_problems(s, actions) -> list[str]:
-    legal = legal_json(s)
-    problems = []
-    for aj in actions:
-        try:
-            a = s.action_from_json(aj)
-        except IllegalActionError as exc:
-            problems.append(f"{aj} rejected by action_from_json in phase {s.to_json()['phase']}: {exc}")
-            continue
-        c = s.clone()
-        before = c.to_json()
-        if key(aj) in legal:
-            c.apply_action(a)
-            continue
-        try:
-            c.apply_action(a)
-            problems.append(f"{aj} (not legal) was applied in phase {before['phase']}")
-        except IllegalActionError:
-            assert c.to_json() == before
-    return problems
 
 
 def test_action_from_json_accepts_every_well_formed_action_anywhere() -> None:

@@ -17,6 +17,7 @@ import pytest
 
 import ludoteca
 from ludoteca import CHANCE, TERMINAL, IllegalActionError
+from tests.conformance import key, legal_json, parse_then_apply_problems
 
 DIRS = "NESW"
 KEYS = ("game", "players", "size", "owner", "hands", "alive", "teleports_used", "to_move", "round",
@@ -60,10 +61,6 @@ def neighbours(k: str, size: int) -> set[str]:
 
 def all_tris(size: int) -> list[str]:
     return [tkey(r, c, d) for r in range(size) for c in range(size) for d in DIRS]
-
-
-def key(j) -> str:
-    return json.dumps(j, sort_keys=True)
 
 
 def jt(k: str) -> list:
@@ -334,10 +331,6 @@ def square(r: int, c: int, seat: int) -> dict:
 def state_of(d: dict, **opts):
     game = ludoteca.load_game("tri", players=d["players"], size=d["size"], **opts)
     return game.state_from_json(copy.deepcopy(d))
-
-
-def legal_json(s) -> set[str]:
-    return {key(s.action_to_json(a)) for a in s.legal_actions()}
 
 
 def outcomes(s) -> dict[str, float]:
@@ -858,28 +851,6 @@ WELL_FORMED = [
     {"place": [2, 2, "N"]}, {"expand": [1, 1, "N"]}, {"attack": [1, 1, "S"]}, {"attack": [1, 1, "W"]},
     {"teleport": {"square": [3, 3], "to": [0, 2, "W"]}}, {"card": 0}, {"card": 3}, {"void": [1, 1, "E"]},
     {"pass": True}, {"roll": 5}, {"roll": 1}, {"income": 4}, {"out": 1}]
-
-
-def parse_then_apply_problems(s, actions) -> list[str]:
-    legal = legal_json(s)
-    problems = []
-    for aj in actions:
-        try:
-            a = s.action_from_json(aj)
-        except IllegalActionError as exc:
-            problems.append(f"{aj} rejected by action_from_json in phase {s.to_json()['phase']}: {exc}")
-            continue
-        c = s.clone()
-        before = c.to_json()
-        if key(aj) in legal:
-            c.apply_action(a)
-            continue
-        try:
-            c.apply_action(a)
-            problems.append(f"{aj} (not legal) was applied in phase {before['phase']}")
-        except IllegalActionError:
-            assert c.to_json() == before
-    return problems
 
 
 def test_action_from_json_accepts_every_well_formed_action_anywhere() -> None:
