@@ -13,7 +13,7 @@ import random
 import time
 
 import ludoteca
-from ludoteca.core.chance import sample_chance
+from ludoteca.core.chance import random_action
 
 PLAYERS = {"exactly": range(2, 7), "tri": range(2, 5), "tohm": range(2, 6), "exagon": range(2, 6)}
 FLOORS = {"exactly": 50_000, "tohm": 100_000, "tri": 20_000, "exagon": 5_000}
@@ -31,12 +31,7 @@ def measure(name: str, players: int, seconds: float, seed: int = 0) -> dict:
     while True:
         state = game.new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():
-                action = sample_chance(state, rng)
-            else:
-                legal = state.legal_actions()
-                action = legal[rng.randrange(len(legal))]
-            state.apply_action(action)
+            state.apply_action(random_action(state, rng))
             actions += 1
         games += 1
         if time.perf_counter() >= deadline:

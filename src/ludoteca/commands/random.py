@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ludoteca.core.chance import sample_chance
+    from ludoteca.core.chance import random_action
     from ludoteca.core.records import Record
 
     game = load_game_from_args(args)
@@ -35,15 +35,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write the record to {args.record}: {exc.strerror}") from None
     print(f"{game.title}, {game.num_players} players, seed {seed}")
     while not state.is_terminal():
-        if state.is_chance_node():
-            action = sample_chance(state, rng)
-        else:
-            legal = state.legal_actions()
-            action = legal[rng.randrange(len(legal))]
-            if not args.quiet:
-                print()
-                print(state.render())
-                print(f"> player {state.current_player()}: {state.action_to_string(action)}")
+        action = random_action(state, rng)
+        if not state.is_chance_node() and not args.quiet:
+            print()
+            print(state.render())
+            print(f"> player {state.current_player()}: {state.action_to_string(action)}")
         record.add(state, action)
         state.apply_action(action)
     print()

@@ -24,17 +24,20 @@ def sample_chance(state: State, rng: random.Random) -> Action:
     return sample_outcome(state.chance_outcomes(), rng)
 
 
+def random_action(state: State, rng: random.Random) -> Action:
+    """A chance outcome sampled by its probability, or a uniformly random legal action."""
+    if state.is_chance_node():
+        return sample_chance(state, rng)
+    legal = state.legal_actions()
+    return legal[rng.randrange(len(legal))]
+
+
 def random_playout(state: State, rng: random.Random, max_actions: int | None = None) -> int:
     """Play ``state`` to the end with uniformly random moves; return the number of actions."""
     n = 0
     while not state.is_terminal():
         if max_actions is not None and n >= max_actions:
             break
-        if state.is_chance_node():
-            action = sample_chance(state, rng)
-        else:
-            legal = state.legal_actions()
-            action = legal[rng.randrange(len(legal))]
-        state.apply_action(action)
+        state.apply_action(random_action(state, rng))
         n += 1
     return n

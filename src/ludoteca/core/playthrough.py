@@ -11,7 +11,7 @@ import json
 import random
 from typing import Any
 
-from ludoteca.core.chance import sample_chance
+from ludoteca.core.chance import random_action
 
 
 def generate(game_name: str, options: dict[str, Any], seed: int, max_actions: int = 400) -> str:
@@ -40,10 +40,7 @@ def generate(game_name: str, options: dict[str, Any], seed: int, max_actions: in
             break
         legal = state.legal_actions()
         out.append(f"legal_actions: {len(legal)}")
-        if state.is_chance_node():
-            action = sample_chance(state, rng)
-        else:
-            action = legal[rng.randrange(len(legal))]
+        action = random_action(state, rng)
         out.append(f"action: {json.dumps(state.action_to_json(action), sort_keys=True)}")
         state.apply_action(action)
         step += 1

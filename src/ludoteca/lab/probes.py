@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ludoteca.core.chance import sample_chance
+from ludoteca.core.chance import random_action
 from ludoteca.core.game import Game, State
 
 Scores = tuple[float, ...]
@@ -149,12 +149,7 @@ def _sample_states(game: Game, seed: int, limit: int = 400) -> list[State]:
     for i in range(limit):
         if state.is_terminal():
             break
-        if state.is_chance_node():
-            action = sample_chance(state, rng)
-        else:
-            legal = state.legal_actions()
-            action = legal[rng.randrange(len(legal))]
-        state.apply_action(action)
+        state.apply_action(random_action(state, rng))
         if i % 7 == 6:
             out.append(state.clone())
     out.append(state.clone())
