@@ -99,6 +99,7 @@ def play_one(task: tuple[str, str, str, int, bool]) -> dict[str, Any]:
     agents = [build_agent(seats[k], 7919 * i + k, name, stream, pos) for k in range(2)]
     state = game.new_initial_state()
     times: list[list[float]] = [[], []]
+    cpu: list[list[float]] = [[], []]
     while not state.is_terminal():
         if state.is_chance_node():
             action = sample_index(state.chance_outcomes(), stream[pos[0]])
@@ -106,14 +107,17 @@ def play_one(task: tuple[str, str, str, int, bool]) -> dict[str, Any]:
         else:
             p = state.current_player()
             t0 = time.perf_counter()
+            c0 = time.process_time()
             action = agents[p].step(state)
             times[p].append(time.perf_counter() - t0)
+            cpu[p].append(time.process_time() - c0)
         state.apply_action(action)
     ret = state.returns()
     sa = 0 if i % 2 == 0 else 1
     return {
         "game": name, "a": a, "b": b, "i": i, "score": ret[sa],
         "a_moves": len(times[sa]), "a_time": sum(times[sa]), "a_max": max(times[sa], default=0.0),
+        "a_cpu_max": max(cpu[sa], default=0.0),
         "b_moves": len(times[1 - sa]), "b_time": sum(times[1 - sa]), "b_max": max(times[1 - sa], default=0.0),
         "turns": state.to_json().get("turn"),
     }
@@ -225,7 +229,7 @@ def main() -> None:
         out.close()
     print(f"# total {time.perf_counter() - start:.0f} s", flush=True)
     print()
-    print("| game | A | B | games | A's score | 95% CI | bar | A s/move (mean, max) |")
+    print("| game | A | B | games | A's score | 95% CI | bar | A s/move (mean, max wall, max CPU) |")
     print("| --- | --- | --- | ---: | ---: | --- | --- | --- |")
     for g in games:
         for pairing in pairings:
@@ -237,7 +241,8 @@ def main() -> None:
             bar = BAR.get(pairing)
             print(f"| {g} | {resolved_mcts(g, key[1]) if 'mcts' in a or a == 'clairvoyant' else key[1]} "
                   f"| {key[2]} | {s['n']} | {s['rate']:.3f} | [{s['lo']:.3f}, {s['hi']:.3f}] "
-                  f"| {'' if bar is None else f'>= {bar:.2f}'} | {s['a_mean']:.3f}, {s['a_max']:.3f} |")
+                  f"| {'' if bar is None else f'>= {bar:.2f}'} | {s['a_mean']:.3f}, {s['a_max']:.3f}, "
+                  f"{s['a_cpu_max']:.3f} |")
 
 
 def summary(game: str, a: str, b: str, rs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -249,6 +254,7 @@ def summary(game: str, a: str, b: str, rs: list[dict[str, Any]]) -> dict[str, An
         "game": game, "a": a, "b": b, "n": n, "score": score, "rate": round(score / n, 4),
         "lo": round(lo, 4), "hi": round(hi, 4),
         "a_mean": sum(r["a_time"] for r in rs) / max(1, moves), "a_max": max(r["a_max"] for r in rs),
+        "a_cpu_max": max(r.get("a_cpu_max", 0.0) for r in rs),
     }
 
 

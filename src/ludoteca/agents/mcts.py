@@ -23,8 +23,10 @@ values are. Games without hidden information use a single tree and the real stat
 
 Parameters (spec ``mcts:key=value:...``): ``iterations``, ``seconds``, ``c`` (the UCT
 exploration constant), ``cap`` (rollout length in actions; 0 = evaluate the leaf at once),
-``rollout`` (``random`` or ``heuristic``). With an iteration budget only, the agent is exactly
-reproducible for a given seed.
+``rollout`` (``random`` or ``heuristic``), ``prune`` (children per node, best first by the
+game's cheap ranking; 0 = every legal action). Unset parameters take per-game defaults (the
+tables below, tuned against the heuristics at well under a second per move). With an
+iteration budget only, the agent is exactly reproducible for a given seed.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from ludoteca.agents.base import Agent, register
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.game import Action, State
 
-DEFAULT_ITERATIONS: dict[str, int] = {"exactly": 1000, "tohm": 3000, "tri": 400, "exagon": 200}
+DEFAULT_ITERATIONS: dict[str, int] = {"exactly": 1000, "tohm": 3000, "tri": 400, "exagon": 300}
 """Iterations per move when neither ``iterations`` nor ``seconds`` is given (< 1 s per move)."""
 DEFAULT_CAP: dict[str, int] = {"exactly": 10, "tohm": 60, "tri": 10, "exagon": 10}
 """Rollout length (actions, chance included) before the evaluation function takes over."""
