@@ -484,7 +484,10 @@ def test_playout_matches_reference(n: int, seed: int) -> None:
 # not legal in the position."
 WELL_FORMED = [{"roll": f} for f in FACES] + [
     {"coin": 20, "from": "bank", "to": 2}, {"coin": 5, "from": 0, "to": 1}, {"coin": 50, "from": 2, "to": "bank"},
-    {"pass": True}]
+    {"pass": True},
+    # "`from`/`to` are "bank" or a seat": naming one pile twice is well-formed, and illegal
+    # ("move one coin of that value from one pile to a different pile")
+    {"coin": 20, "from": 1, "to": 1}, {"coin": 5, "from": "bank", "to": "bank"}]
 
 
 def test_action_from_json_accepts_every_well_formed_action_anywhere() -> None:

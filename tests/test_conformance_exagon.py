@@ -459,6 +459,28 @@ def test_designer_set_is_validated(tmp_path, change) -> None:
         ludoteca.load_game("exagon", players=2, tiles=write_tiles(tmp_path, tiles))
 
 
+def test_designer_set_star_points_zero_and_no_39_are_valid(tmp_path) -> None:
+    # "star points 0-6"; "need not have 40 tiles or a 39"
+    tiles = [T(0, [1, 1, 1, 1, 1, 2], sp=0), T(1, [1, 1, 1, 1, 1, 3], sp=6), T(2, [2, 2, 2, 2, 2, "J"], sp=0)]
+    game = ludoteca.load_game("exagon", players=2, clock=None, tiles=write_tiles(tmp_path, tiles))
+    assert game.new_initial_state().to_json()["tiles"] == tiles
+
+
+def test_position_tiles_may_hold_any_tiles() -> None:
+    # "A position is self-contained: its `tiles` list may hold any tiles" -- the set rules are for
+    # the `tiles` option ("A designer's set is validated (all different under rotation, ...)"):
+    # a position whose tiles repeat one another under rotation is read and played.
+    tiles = [T(0, [1, 1, 1, 1, 1, 1]), T(1, [1, 1, 1, 1, 1, 2]), T(2, [1, 1, 1, 1, 2, 1]),
+             T(3, [2, 1, 1, 1, 1, 1]), T(4, [1, 2, 1, 1, 1, 1])]
+    d = position(tiles, [{"tile": 0, "at": [0, 0], "rot": 0}], [[1, 2], [3, 4]])
+    s = state_of(d)
+    assert {k: s.to_json()[k] for k in KEYS} == d
+    legal = legal_json(s)
+    assert placed_key(1, [1, 0], 0) in legal and placed_key(2, [1, 0], 0) in legal
+    play(s, place(1, [1, 0], 0))  # one connection: the turn ends
+    assert (s.to_json()["to_move"], s.to_json()["turn"]) == (1, 8)
+
+
 # --------------------------------------------------------------------------------------------
 # opening
 def test_opening_two_players() -> None:
@@ -925,7 +947,10 @@ def test_tournament_turn_limit_ends_only_the_game_in_progress() -> None:
 WELL_FORMED = [
     {"deal": 3}, {"deal": 12}, place(1, HOLE, 0), place(2, [2, -1], 1), place(12, [0, 0], 0),
     {"give": {"tile": 2, "to": 1}}, {"stop": True}, {"pass": True},
-    {"stop": True, "elapsed": 3.2}, {"pass": True, "elapsed": 1.0}]
+    {"stop": True, "elapsed": 3.2}, {"pass": True, "elapsed": 1.0},
+    # "tiles sit on a hex grid, axial coordinates [q, r]": any cell is well-formed, even one no
+    # tile can reach (illegal: "A tile may be placed on an empty cell next to at least one tile")
+    place(1, [60, -60], 0), place(2, [-45, 3], 5, elapsed=0.5)]
 
 
 def test_action_from_json_accepts_every_well_formed_action_anywhere() -> None:

@@ -428,7 +428,10 @@ def test_playout_matches_reference(n: int, seed: int) -> None:
 # not legal in the position."
 WELL_FORMED = [{"roll": f} for f in range(1, 7)] + [
     {"place": [0, 2]}, {"place": [2, 2]}, {"remove": [0, 1]}, {"remove": [2, 2]},
-    {"move": [[1, 0], [2, 2]]}, {"move": [[2, 2], [1, 0]]}, {"pass": True}]
+    {"move": [[1, 0], [2, 2]]}, {"move": [[2, 2], [1, 0]]}, {"pass": True},
+    # well-formed but never legal: "move any token (anyone's) to any empty cell" (its own cell is
+    # not empty)
+    {"move": [[1, 0], [1, 0]]}]
 
 
 def test_action_from_json_accepts_every_well_formed_action_anywhere() -> None:

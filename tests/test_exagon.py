@@ -587,14 +587,17 @@ def test_action_strings_and_json() -> None:
         assert s.action_to_string(action) == text
         assert s.action_from_string(json.dumps(data)) == action
     assert s.action_from_string("t0@[0, 0] r3") == s.action_from_json(place(0, (0, 0), 3))
-    for bad in ("t0@0,0r6", "give t99>1", "jump", "t0@99,0r0", '{"deal": 3, "stop": true}'):
+    for bad in ("t0@0,0r6", "give t99>1", "jump", '{"deal": 3, "stop": true}'):
         with pytest.raises(IllegalActionError):
             s.action_from_string(bad)
-    # Well-formed actions parse anywhere; apply_action refuses those not legal in the position.
+    # Well-formed actions parse anywhere; apply_action refuses those not legal in the position
+    # (a cell no tile can reach included).
     before = s.to_json()
-    with pytest.raises(IllegalActionError):
-        s.apply_action(s.action_from_string("deal t3"))
-    assert s.to_json() == before
+    for text in ("deal t3", "t0@99,0r0"):
+        with pytest.raises(IllegalActionError):
+            s.apply_action(s.action_from_string(text))
+        assert s.to_json() == before
+    assert s.action_to_string(s.action_from_string("t0@99,0r0")) == "t0@99,0r0"
     d = load(2).new_initial_state()
     assert d.action_to_string(d.action_from_string("deal t7")) == "deal t7"
     with pytest.raises(IllegalActionError):

@@ -30,6 +30,16 @@ def need_int(value: Any, what: str, low: int | None = None, high: int | None = N
     return value
 
 
+def need_per_seat(
+    data: Mapping[str, Any], key: str, n: int, low: int, high: int, noun: str = "number"
+) -> list[int]:
+    """``data[key]``: a list of ``n`` whole numbers in ``[low, high]``, one per seat."""
+    values = need(data, key, list)
+    if len(values) != n:
+        raise ValueError(f"{key} must list one {noun} per player ({n}), not {len(values)}")
+    return [need_int(x, f"{key}[{seat}]", low, high) for seat, x in enumerate(values)]
+
+
 def _names(kinds: tuple[type, ...]) -> str:
     names = {int: "a number", float: "a number", str: "a string", list: "a list",
              dict: "an object", bool: "true or false", type(None): "null"}

@@ -25,7 +25,7 @@ from typing import Any
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.game import Game, State
-from ludoteca.core.jsonutil import need, need_int
+from ludoteca.core.jsonutil import need, need_int, need_per_seat
 from ludoteca.core.options import Option, as_bool, as_int
 
 VALUES = (5, 10, 20, 50)
@@ -388,9 +388,8 @@ class ExactlyState(State):
             return {"roll": FACES[action]}
         if action == PASS:
             return {"pass": True}
+        # ``from`` equal to ``to`` is well-formed but never legal (a coin moves "to a different pile")
         f, t = g.a_from[action], g.a_to[action]
-        if f == t:
-            raise IllegalActionError(f"{action!r} is not an action of exactly (same pile twice)")
         return {"coin": g.a_val[action], "from": _pile_name(f), "to": _pile_name(t)}
 
     def action_from_json(self, data: Mapping[str, Any]) -> int:
@@ -413,8 +412,9 @@ class ExactlyState(State):
                 raise IllegalActionError(f"coin must be 5, 10, 20 or 50, not {coin!r}")
             f = self._pile_from_json(data["from"], "from")
             t = self._pile_from_json(data["to"], "to")
-            if f == t:
-                raise IllegalActionError("a coin moves between two different piles: from and to are equal")
+            # from == to is well-formed (two piles named as RULES.md says) but never legal: it is
+            # refused by apply_action, not here (RULES.md: "action_from_json rejects only
+            # ill-formed actions").
             p = self.game.piles
             return MOVE_BASE + (VALUE_INDEX[coin] * p + f) * p + t
         raise IllegalActionError(
@@ -567,10 +567,7 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
                 f"coin conservation broken: there are {total} coins of {VALUES[v]} cents in bank and piles, "
                 f"not {COINS_PER_VALUE}"
             )
-    euros_json = need(data, "euros", list)
-    if len(euros_json) != n:
-        raise ValueError(f"euros must list one count per player ({n}), not {len(euros_json)}")
-    euros = [need_int(e, f"euros[{s}]", 0, WIN_EUROS) for s, e in enumerate(euros_json)]
+    euros = need_per_seat(data, "euros", n, 0, WIN_EUROS, noun="count")
     if sum(euros) > EUROS_TOTAL:
         raise ValueError(f"euros total {sum(euros)}, but there are only {EUROS_TOTAL} tokens")
     to_move = need_int(need(data, "to_move", int), "to_move", 0, n - 1)
@@ -608,20 +605,18 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
         if any(euros):
             raise ValueError("the roll-off comes before every turn: euros must all be 0 in start_roll")
         if rolloff is None:
-            ro_seats = list(range(n))
-            if to_move != 0:
-                raise ValueError(
-                    "a start_roll position without 'rolloff' is a fresh roll-off: to_move must be 0, "
-                    f"not {to_move}"
-                )
+            # Only RULES.md's required keys: they cannot say what the seats before to_move rolled.
+            # Read as the roll-off among to_move and the seats after it (a fresh roll-off of every
+            # seat when to_move is 0), so a position written without the extra key is readable.
+            ro_seats = list(range(to_move, n))
         else:
             if not isinstance(rolloff, Mapping):
                 raise ValueError(f"rolloff must be an object or null, not {rolloff!r}")
             seats_json = need(rolloff, "seats", list, "rolloff")
             rolls_json = need(rolloff, "rolls", list, "rolloff")
             ro_seats = [need_int(x, f"rolloff.seats[{i}]", 0, n - 1) for i, x in enumerate(seats_json)]
-            if len(ro_seats) < 2 or any(a >= b for a, b in pairwise(ro_seats)):
-                raise ValueError("rolloff.seats must list at least two different seats in increasing order")
+            if not ro_seats or any(a >= b for a, b in pairwise(ro_seats)):
+                raise ValueError("rolloff.seats must list one or more different seats in increasing order")
             ro_rolls = [_face_from_json(x, f"rolloff.rolls[{i}]") for i, x in enumerate(rolls_json)]
             if len(ro_rolls) >= len(ro_seats):
                 raise ValueError("rolloff.rolls must be shorter than rolloff.seats (someone is still to roll)")

@@ -66,15 +66,32 @@ class Timed(NamedTuple):
     elapsed: float
 
 
+class OffTable(NamedTuple):
+    """A well-formed ``place`` on a cell beyond every cell a tile can reach (outside the engine's
+    window): ``action_from_json`` returns it and ``apply_action`` refuses it as illegal (RULES.md:
+    "action_from_json rejects only ill-formed actions")."""
+
+    tile: int
+    at: tuple[int, int]
+    rot: int
+
+
 # --- tile sets ------------------------------------------------------------------------
 
 def _canonical(sides: tuple[int, ...]) -> tuple[int, ...]:
     return min(sides[i:] + sides[:i] for i in range(6))
 
 
-def validate_tiles(data: Any, players: int | None = None) -> list[dict[str, Any]]:
+class PositionTiles(list):  # type: ignore[type-arg]
+    """The tile list of a position read from JSON: already checked tile by tile, but not as a set
+    (RULES.md: "its tiles list may hold any tiles")."""
+
+
+def validate_tiles(data: Any, players: int | None = None, as_set: bool = True) -> list[dict[str, Any]]:
     """A designer's tile list checked against RULES.md; returns it normalized.
 
+    With ``as_set`` false (the tiles of a position), only each tile's form is checked, not the
+    set's constraints (all different under rotation, enough tiles for the players).
     Raises ValueError saying which tile is wrong and why.
     """
     if not isinstance(data, list):
@@ -115,11 +132,11 @@ def validate_tiles(data: Any, players: int | None = None) -> list[dict[str, Any]
         if not 0 <= points <= 6:
             raise ValueError(f"{where}: star_points must be 0 to 6, not {points}")
         shape = _canonical(tuple(codes))
-        if shape in shapes:
+        if as_set and shape in shapes:
             raise ValueError(f"tiles {shapes[shape]} and {tid} are the same tile (up to rotation)")
         shapes[shape] = tid
         out.append({"id": tid, "sides": list(sides), "star": star, "star_points": points})
-    if players is not None and len(out) < players:
+    if as_set and players is not None and len(out) < players:
         raise ValueError(f"{len(out)} tiles are not enough for {players} players (at least one each)")
     return out
 
@@ -177,6 +194,8 @@ def load_tiles(value: Any, players: int | None = None) -> list[dict[str, Any]]:
 
 
 def _resolve_tiles(value: Any, resolved: Mapping[str, Any]) -> list[dict[str, Any]]:
+    if isinstance(value, PositionTiles):  # a sibling game built for a position read from JSON
+        return value
     return load_tiles(value, resolved.get("players"))
 
 
@@ -315,9 +334,13 @@ class ExagonGame(Game):
         players = need_int(need(data, "players", int), "players", self.min_players, self.max_players)
         raw_tiles = need(data, "tiles", list)
         try:
-            tiles = load_tiles(raw_tiles, players)
+            # "A position is self-contained: its tiles list may hold any tiles": each tile is
+            # checked, the set is not (a designer's set is validated when given as the option).
+            tiles: list[dict[str, Any]] = validate_tiles(raw_tiles, as_set=False)
         except ValueError as exc:
             raise ValueError(f"position['tiles']: {exc}") from None
+        default = _default_set()
+        tiles = default if tiles == default else PositionTiles(tiles)
         for key in ("table", "hands", "aside", "to_move", "phase", "turn", "placed_this_turn", "bonus",
                     "time_left", "carry", "scores"):
             if key not in data:
@@ -476,6 +499,11 @@ class ExagonState(State):
             if (isinstance(elapsed, bool) or not isinstance(elapsed, int | float)
                     or not math.isfinite(elapsed) or elapsed < 0):
                 raise IllegalActionError(f"elapsed must be a number of seconds >= 0, not {elapsed!r}")
+        if isinstance(base, OffTable):
+            raise IllegalActionError(
+                f"{json.dumps(self.action_to_json(base))} is not legal: the cell {list(base.at)} is "
+                "too far from the table for any tile to reach it"
+            )
         if isinstance(base, bool) or not isinstance(base, int):
             raise IllegalActionError(f"{action!r} is not an action of EXAGON")
         g = self.game
@@ -732,6 +760,8 @@ class ExagonState(State):
             return data
         g = self.game
         a = action
+        if isinstance(a, OffTable):
+            return {"place": {"tile": a.tile, "at": list(a.at), "rot": a.rot}}
         if isinstance(a, bool) or not isinstance(a, int) or a < 0:
             raise ValueError(f"{a!r} is not an action of EXAGON")
         if a < g.place0:
@@ -784,13 +814,16 @@ class ExagonState(State):
                 if (not isinstance(at, list | tuple) or len(at) != 2
                         or any(isinstance(x, bool) or not isinstance(x, int) for x in at)):
                     raise IllegalActionError(f"place: at must be [q, r], not {at!r}")
-                R = g.radius
-                if not (-R <= at[0] <= R and -R <= at[1] <= R):
-                    raise IllegalActionError(f"place: cell {list(at)} is outside the table (|q|, |r| <= {R})")
                 if isinstance(rot, bool) or not isinstance(rot, int) or not 0 <= rot <= 5:
                     raise IllegalActionError(f"place: rot must be 0 to 5, not {rot!r}")
-                c = (at[0] + R) * g.width + at[1] + R
-                action = g.place0 + (t * g.n_cells + c) * 6 + rot
+                R = g.radius
+                if not (-R <= at[0] <= R and -R <= at[1] <= R):
+                    # Any [q, r] is a cell; one this far out is never next to a tile: well-formed,
+                    # refused by apply_action.
+                    action = OffTable(value["tile"], (at[0], at[1]), rot)
+                else:
+                    c = (at[0] + R) * g.width + at[1] + R
+                    action = g.place0 + (t * g.n_cells + c) * 6 + rot
             elif key == "give":
                 if not isinstance(value, Mapping) or set(value) != {"tile", "to"}:
                     raise IllegalActionError('give is {"tile": id, "to": seat}')

@@ -29,7 +29,7 @@ from typing import Any
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.game import Game, State, as_action_int
-from ludoteca.core.jsonutil import need, need_int
+from ludoteca.core.jsonutil import need, need_int, need_per_seat
 from ludoteca.core.options import Option, as_int
 
 TOKENS = 5
@@ -262,10 +262,7 @@ class TohmGame(Game):
                     board.append(-1)
                 else:
                     board.append(need_int(x, f"board[{r}][{c}] (a seat or null)", 0, n - 1))
-        supply = need(data, "supply", list)
-        if len(supply) != n:
-            raise ValueError(f"supply must list {n} numbers (one per seat), not {len(supply)}")
-        supply = [need_int(x, f"supply[{p}]", 0, TOKENS) for p, x in enumerate(supply)]
+        supply = need_per_seat(data, "supply", n, 0, TOKENS)
         for p in range(n):
             on_board = board.count(p)
             if on_board > TOKENS:
@@ -275,10 +272,7 @@ class TohmGame(Game):
                     f"player {p} has {on_board} tokens on the board and {supply[p]} in supply; "
                     f"they must add up to {TOKENS}"
                 )
-        trophies = need(data, "trophies", list)
-        if len(trophies) != n:
-            raise ValueError(f"trophies must list {n} numbers (one per seat), not {len(trophies)}")
-        trophies = [need_int(x, f"trophies[{p}]", 0, TROPHIES) for p, x in enumerate(trophies)]
+        trophies = need_per_seat(data, "trophies", n, 0, TROPHIES)
         left = need_int(need(data, "trophies_left", int), "trophies_left", 0, TROPHIES)
         if sum(trophies) + left != TROPHIES:
             raise ValueError(
@@ -596,8 +590,8 @@ class TohmState(State):
                 raise IllegalActionError(f"move must be [[row, col], [row, col]], not {value!r}")
             f = self._cell_from_json(value[0], "move origin")
             t = self._cell_from_json(value[1], "move destination")
-            if f == t:
-                raise IllegalActionError(f"a move goes to a different cell, not {value!r} to itself")
+            # a move onto its own cell is well-formed but never legal (the cell is not empty): it
+            # is refused by apply_action (RULES.md: action_from_json rejects only ill-formed actions)
             action = g.move0 + f * g.n_cells + t
         return action
 
