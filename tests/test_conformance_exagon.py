@@ -702,8 +702,20 @@ def test_last_tile_wins() -> None:
     d["hands"][0] = [1]
     d["tiles"] = [t for t in d["tiles"] if t["id"] != 2]
     s = state_of(d)
+    before = s.to_json()["turn"]
     play(s, place(1, HOLE, 0))
     assert s.is_terminal() and s.returns() == [1.0, 0.0]
+    # "turn counts the player turns completed": the winning turn is completed too (project
+    # decision, docs/rules/exagon.md gap 8, as in the other three games)
+    assert s.to_json()["turn"] == before + 1
+
+
+def test_perfect_fit_completes_the_turn() -> None:
+    d = ring_position([0, 1, 2, 3, 4, 5])
+    s = state_of(d)
+    before = s.to_json()["turn"]
+    play(s, place(1, HOLE, 3))
+    assert s.to_json()["turn"] == before + 1
 
 
 def blocked_position(hands: list, extra: list, **over) -> dict:

@@ -671,6 +671,7 @@ class ExagonState(State):
         if conn == 6:
             counts["perfect_fits"] += 1
         if not hand or conn == 6:
+            self.turn += 1  # the winning turn is completed too, as in the other games
             self._finish([p], "perfect_fit" if conn == 6 else "last_tile")
             return
         if self.phase == OPENING:
