@@ -157,18 +157,15 @@ def expected_legal(d: dict) -> set[str]:
     # "After the first placement `stop` is always legal and `pass` never"; "the player may spend
     # it to give one of their tiles to a player who holds exactly one tile"
     gives = set()
-    # (giving away one's last tile is left open by RULES.md: not checked, see `project`)
-    if d["bonus"] >= 1 and len(hand) >= 2:
+    # "give one of their tiles": no exception for a giver holding only one
+    if d["bonus"] >= 1:
         gives = {key({"give": {"tile": t, "to": p}}) for t in hand for p in range(d["players"])
                  if p != me and len(d["hands"][p]) == 1}
     return places | gives | {STOP}
 
 
 def project(d: dict, legal: set[str]) -> set[str]:
-    """On the opening's first step compare (tile, at) only; with one tile in hand, leave out
-    giving it away (RULES.md does not say whether a player may give away their last tile)."""
-    if len(d["hands"][d["to_move"]]) == 1:
-        legal = {a for a in legal if "give" not in a}
+    """On the opening's first step compare (tile, at) only."""
     if d["phase"] == "opening" and not d["table"]:
         return {key({"tile": json.loads(a)["place"]["tile"], "at": json.loads(a)["place"]["at"]}) for a in legal}
     return legal

@@ -272,9 +272,16 @@ def test_give_only_to_a_player_holding_exactly_one_tile() -> None:
     s = state_of(position(tiles, ring(2), [[0, 9, 10], [11], [12, 13]], placed=1, bonus=1))
     with pytest.raises(IllegalActionError):
         s.apply_json({"give": {"tile": 9, "to": 2}})
-    # Default: a player never gives away their own last tile.
+    # RULES.md: "give one of their tiles to a player who holds exactly one tile" -- no exception
+    # for the giver's own last tile. After giving it the hand is empty and only `stop` is left;
+    # an empty hand is not a win (only placing one's last tile is).
     s = state_of(position(tiles, ring(2), [[0], [11], [12, 13, 9, 10]], placed=1, bonus=1))
-    assert not any("give" in s.action_to_json(a) for a in s.legal_actions())
+    assert {"give": {"tile": 0, "to": 1}} in [s.action_to_json(a) for a in s.legal_actions()]
+    s.apply_json({"give": {"tile": 0, "to": 1}})
+    assert s.hands[0] == [] and s.hands[1] == [11, 0] and not s.is_terminal()
+    assert [s.action_to_json(a) for a in s.legal_actions()] == [{"stop": True}]
+    s.apply_json({"stop": True})
+    assert s.current_player() == 1 and s.to_json()["hands"][0] == []
 
 
 def test_perfect_fit_wins_at_once() -> None:

@@ -450,7 +450,7 @@ class ExagonState(State):
             acts.sort()
             if phase == TURN and self.placed:
                 hand = self.hands[p]
-                if self.bonus and len(hand) >= 2:
+                if self.bonus:  # any tile, the last one too (RULES.md makes no exception)
                     n = g.num_players
                     to = [s for s in range(n) if s != p and len(self.hands[s]) == 1]
                     if to:
