@@ -23,38 +23,19 @@ import contextlib
 import json
 import os
 import random
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from typing import Any
 
+from ludoteca.web.launch import running_server
+
 try:
     from websockets.asyncio.client import connect as ws_connect
 except ImportError:  # websockets < 13
     from websockets import connect as ws_connect  # type: ignore[no-redef]
-
-
-def start_server(data_dir: str, database: str | None) -> tuple[subprocess.Popen, str]:
-    cmd = [sys.executable, "-m", "ludoteca.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-           "--data-dir", data_dir, "--ai-delay", "0"]
-    if database:
-        cmd += ["--database", database]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 30
-    assert proc.stdout is not None
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        m = re.search(r"http://([\d.]+):(\d+)/", line)
-        if m:
-            return proc, f"{m.group(1)}:{m.group(2)}"
-    proc.kill()
-    raise SystemExit("the server did not start")
 
 
 def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -202,15 +183,10 @@ def main() -> int:
     if not 1 <= args.tables <= 2000 or not 1 <= args.seconds <= 600:
         parser.error("--tables 1..2000 and --seconds 1..600")
     with tempfile.TemporaryDirectory(prefix="ludoteca-load-") as tmp:
-        proc, base = start_server(tmp, args.database)
-        try:
+        options = ["--ai-delay", "0"] + (["--database", args.database] if args.database else [])
+        with running_server(tmp, *options) as url:
+            base = url.removeprefix("http://")
             result = asyncio.run(asyncio.wait_for(run(args, base), timeout=args.seconds + 120))
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
     if args.json:
         print(json.dumps(result))
     else:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from ludoteca.web.launch import running_server
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -38,33 +36,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("web-data")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ludoteca.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--data-dir", str(data), "--ai-delay", "0.2"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    base = None
-    deadline = time.monotonic() + 30
-    assert proc.stdout is not None
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        m = re.search(r"(http://[\d.]+:\d+)/", line)
-        if m:
-            base = m.group(1)
-            break
-    if base is None:
-        proc.kill()
-        pytest.fail("the server did not start")
-    try:
+    with running_server(str(data), "--ai-delay", "0.2") as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="module")
