@@ -15,7 +15,9 @@ The agent ``heuristic`` picks the module from the ``game`` it is made for, or fr
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import math
+import random
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
@@ -24,6 +26,19 @@ from ludoteca.core.game import Action, State
 
 GAMES = ("exactly", "tohm", "tri", "exagon")
 _MODULES: dict[str, ModuleType] = {}
+
+
+def best_of(actions: Iterable[Action], score: Callable[[Action], float], rng: random.Random) -> Action:
+    """The action of highest ``score`` (within 1e-9); ties broken uniformly with ``rng``."""
+    best: list[Action] = []
+    best_v = -math.inf
+    for a in actions:
+        v = score(a)
+        if v > best_v + 1e-9:
+            best_v, best = v, [a]
+        elif v > best_v - 1e-9:
+            best.append(a)
+    return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
 
 
 def module(game_name: str) -> ModuleType:

@@ -19,6 +19,7 @@ import math
 import random
 from typing import Any
 
+from ludoteca.agents.heuristics import best_of
 from ludoteca.core.game import Action
 
 VALUES = (5, 10, 20, 50)
@@ -106,16 +107,8 @@ def choose(state: Any, rng: random.Random) -> Action:
     me = state.current_player()
     legal = state.legal_actions()
     deep = len(legal) <= 40 and state.game.num_players <= 4
-    best: list[Action] = []
-    best_v = -math.inf
-    for a in legal:
-        s = _after(state, a)
-        v = _reply_value(s, me) if deep else static(s, me)
-        if v > best_v + 1e-9:
-            best_v, best = v, [a]
-        elif v > best_v - 1e-9:
-            best.append(a)
-    return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+    score = (lambda a: _reply_value(_after(state, a), me)) if deep else (lambda a: static(_after(state, a), me))
+    return best_of(legal, score, rng)
 
 
 def value(state: Any) -> list[float]:

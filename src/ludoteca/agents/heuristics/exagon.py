@@ -27,6 +27,7 @@ import math
 import random
 from typing import Any
 
+from ludoteca.agents.heuristics import best_of
 from ludoteca.core.game import Action
 
 TOP_K = 10
@@ -213,15 +214,7 @@ def candidates(s: Any, limit: int = TOP_K) -> list[Action]:
 
 def choose(state: Any, rng: random.Random) -> Action:
     me = state.current_player()
-    best: list[Action] = []
-    best_v = -math.inf
-    for a in candidates(state):
-        v = evaluate_action(state, me, a)
-        if v > best_v + 1e-9:
-            best_v, best = v, [a]
-        elif v > best_v - 1e-9:
-            best.append(a)
-    return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+    return best_of(candidates(state), lambda a: evaluate_action(state, me, a), rng)
 
 
 def rollout(state: Any, rng: random.Random) -> Action:

@@ -19,6 +19,7 @@ import math
 import random
 from typing import Any
 
+from ludoteca.agents.heuristics import best_of
 from ludoteca.core.game import Action
 
 NEXT_W = 1.0
@@ -149,17 +150,13 @@ def evaluate_for(state: Any, me: int) -> float:
 
 def choose(state: Any, rng: random.Random) -> Action:
     me = state.current_player()
-    best: list[Action] = []
-    best_v = -math.inf
-    for a in state.legal_actions():
+
+    def score(a: Action) -> float:
         s = state.clone()
         s.apply_action(a)
-        v = evaluate_for(s, me)
-        if v > best_v + 1e-9:
-            best_v, best = v, [a]
-        elif v > best_v - 1e-9:
-            best.append(a)
-    return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+        return evaluate_for(s, me)
+
+    return best_of(state.legal_actions(), score, rng)
 
 
 def value(state: Any) -> list[float]:

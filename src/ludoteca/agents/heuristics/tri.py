@@ -26,6 +26,7 @@ import random
 from functools import lru_cache
 from typing import Any
 
+from ludoteca.agents.heuristics import best_of
 from ludoteca.core.game import Action
 
 CARD_VALUES = (0, 2, 3, 4)
@@ -241,20 +242,15 @@ def choose(state: Any, rng: random.Random) -> Action:
     if battle is not None and battle["step"] in ("attacker_card", "defender_card"):
         return _choose_card(state, obs, me, legal)
     # outside a secret card choice the observation is the whole position
-    best: list[Action] = []
-    best_v = -math.inf
-    for a in legal:
+
+    def score(a: Action) -> float:
         if g.ATTACK <= a < g.VOID:
-            v = _attack_value(state, me, a - g.ATTACK)
-        elif a < g.EXPAND and state.phase == 0:  # placement round
-            v = _placement_room(state, a - g.PLACE)
-        else:
-            v = evaluate_for(_after(state, a), me)
-        if v > best_v + 1e-9:
-            best_v, best = v, [a]
-        elif v > best_v - 1e-9:
-            best.append(a)
-    return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+            return _attack_value(state, me, a - g.ATTACK)
+        if a < g.EXPAND and state.phase == 0:  # placement round
+            return _placement_room(state, a - g.PLACE)
+        return evaluate_for(_after(state, a), me)
+
+    return best_of(legal, score, rng)
 
 
 def _choose_card(state: Any, obs: dict[str, Any], me: int, legal: list[Action]) -> Action:
