@@ -9,7 +9,6 @@ independent reference model of the RULES.md text used to cross-check random play
 from __future__ import annotations
 
 import copy
-import json
 import math
 import random
 
@@ -17,7 +16,13 @@ import pytest
 
 import ludoteca
 from ludoteca import CHANCE, TERMINAL, IllegalActionError
-from tests.conformance import key, legal_json, parse_then_apply_problems
+from tests.conformance import (
+    assert_required_keys_rebuild,
+    key,
+    legal_json,
+    parse_then_apply_problems,
+    play_random_checked,
+)
 
 VALUES = (5, 10, 20, 50)
 FACES = (0, "?", 50, 20, 10, 5)
@@ -451,19 +456,8 @@ def test_playout_matches_reference(n: int, seed: int) -> None:
             assert d["phase"] == "move" and s.current_player() == d["to_move"]
             assert legal_json(s) == moves_for(d, d["roll"])
         if d["phase"] != "start_roll":
-            # "Keys listed are required; implementations may add keys ... a position written by one
-            # program can be read by another": the required keys alone rebuild the position
-            s2 = s.game.state_from_json(required(d))
-            assert required(s2.to_json()) == required(d)
-            assert legal_json(s2) == legal_json(s) and s2.current_player() == s.current_player()
-        a = rng.choice(s.legal_actions())
-        aj = s.action_to_json(a)
-        # every action JSON is read back as written
-        assert s.action_from_json(json.loads(json.dumps(aj))) == a
-        s.apply_action(a)
-        history.append(aj)
-        ref.apply(aj)
-        ref.check(s.to_json())
+            assert_required_keys_rebuild(s, KEYS)
+        play_random_checked(s, rng, history, ref)
     if s.is_terminal():
         e = s.to_json()["euros"]
         best = max(e)

@@ -16,7 +16,13 @@ import pytest
 
 import ludoteca
 from ludoteca import CHANCE, TERMINAL, IllegalActionError
-from tests.conformance import key, legal_json, parse_then_apply_problems
+from tests.conformance import (
+    assert_required_keys_rebuild,
+    key,
+    legal_json,
+    parse_then_apply_problems,
+    play_random_checked,
+)
 
 # "Cell numbers ... (default ...)"
 DEFAULT_LAYOUT = [
@@ -403,17 +409,8 @@ def test_playout_matches_reference(n: int, seed: int) -> None:
         else:
             assert s.current_player() == d["to_move"]
             assert legal_json(s) == expected_legal(d)
-        # "Keys listed are required; implementations may add keys": the required keys rebuild it
-        s2 = s.game.state_from_json(required(d))
-        assert required(s2.to_json()) == required(d)
-        assert legal_json(s2) == legal_json(s) and s2.current_player() == s.current_player()
-        a = rng.choice(s.legal_actions())
-        aj = s.action_to_json(a)
-        assert s.action_from_json(json.loads(json.dumps(aj))) == a
-        s.apply_action(a)
-        history.append(aj)
-        ref.apply(aj)
-        ref.check(s.to_json())
+        assert_required_keys_rebuild(s, KEYS)
+        play_random_checked(s, rng, history, ref)
     assert s.is_terminal()
     assert s.returns() == pytest.approx(winners_share(s.to_json()["trophies"]))
     # "a game is fully determined by its options plus its list of actions (chance outcomes included)"
