@@ -37,9 +37,8 @@ from ludoteca.agents.mcts import (
     DEFAULT_ROLLOUT,
     GAME_C,
     MCTSAgent,
-    sample_index,
 )
-from ludoteca.core.chance import sample_chance
+from ludoteca.core.chance import outcome_at, sample_chance
 
 GAMES = ("exactly", "tohm", "tri", "exagon")
 PAIRINGS = ("heuristic-random", "mcts-random", "mcts-heuristic")
@@ -102,7 +101,7 @@ def play_one(task: tuple[str, str, str, int, bool]) -> dict[str, Any]:
     cpu: list[list[float]] = [[], []]
     while not state.is_terminal():
         if state.is_chance_node():
-            action = sample_index(state.chance_outcomes(), stream[pos[0]])
+            action = outcome_at(state.chance_outcomes(), stream[pos[0]])
             pos[0] += 1
         else:
             p = state.current_player()

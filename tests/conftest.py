@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator
 
 import ludoteca
-from ludoteca.core.chance import sample_chance
+from ludoteca.core.chance import random_action
 from ludoteca.core.game import State
 
 # Every game with every player count it supports (EXAGON without clock for random play).
@@ -26,10 +26,6 @@ def random_states(state: State, rng: random.Random, max_actions: int = 3000) -> 
     for _ in range(max_actions):
         if state.is_terminal():
             return
-        if state.is_chance_node():
-            action = sample_chance(state, rng)
-        else:
-            legal = state.legal_actions()
-            action = legal[rng.randrange(len(legal))]
+        action = random_action(state, rng)
         yield state, action
         state.apply_action(action)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import ludoteca
 from ludoteca import CHANCE, TERMINAL, IllegalActionError, Record
-from ludoteca.core.chance import random_playout, sample_chance
+from ludoteca.core.chance import random_action, random_playout
 from ludoteca.games.exactly import ExactlyGame, ExactlyState
 
 FACE = {0: 0, "?": 1, 50: 2, 20: 3, 10: 4, 5: 5}
@@ -58,11 +58,7 @@ def play_random(state: ExactlyState, rng: random.Random, limit: int = 5000):
     for _ in range(limit):
         if state.is_terminal():
             return
-        if state.is_chance_node():
-            action = sample_chance(state, rng)
-        else:
-            legal = state.legal_actions()
-            action = legal[rng.randrange(len(legal))]
+        action = random_action(state, rng)
         yield state, action
         state.apply_action(action)
 

@@ -39,6 +39,7 @@ from typing import Any
 
 from ludoteca.agents import ismcts
 from ludoteca.agents.base import Agent, register
+from ludoteca.core.chance import outcome_at
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.game import Action, State
 
@@ -66,16 +67,6 @@ class Node:
         self.n = 0
         self.w = 0.0
         self.untried: list[Action] | None = None
-
-
-def sample_index(outcomes: list[tuple[Action, float]], x: float) -> Action:
-    """The outcome of ``[(outcome, p)]`` at cumulative probability ``x`` in [0, 1)."""
-    acc = 0.0
-    for action, p in outcomes:
-        acc += p
-        if x < acc:
-            return action
-    return outcomes[-1][0]
 
 
 class MCTSAgent(Agent):
@@ -224,7 +215,7 @@ class MCTSAgent(Agent):
     def _chance(self, s: State, rng: random.Random, depth: int) -> Action:
         outcomes = s.chance_outcomes()
         x = self.future(depth) if self.future is not None else rng.random()
-        return sample_index(outcomes, x)
+        return outcome_at(outcomes, x)
 
     def _simulate(self, s: State, root: Node, rng: random.Random) -> None:
         """One simulation on a single tree (no hidden information)."""

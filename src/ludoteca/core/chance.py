@@ -10,7 +10,11 @@ from ludoteca.core.game import Action, State
 
 def sample_outcome(outcomes: Sequence[tuple[Action, float]], rng: random.Random) -> Action:
     """Pick one outcome of ``[(outcome, probability)]`` with ``rng``."""
-    x = rng.random()
+    return outcome_at(outcomes, rng.random())
+
+
+def outcome_at(outcomes: Sequence[tuple[Action, float]], x: float) -> Action:
+    """The outcome of ``[(outcome, probability)]`` at cumulative probability ``x`` in [0, 1)."""
     acc = 0.0
     for action, p in outcomes:
         acc += p

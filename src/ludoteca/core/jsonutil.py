@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -28,6 +28,13 @@ def need_int(value: Any, what: str, low: int | None = None, high: int | None = N
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{what} must be between {low} and {high}, not {value}")
     return value
+
+
+def need_choice(value: Any, what: str, names: Sequence[str]) -> int:
+    """The index of ``value`` in ``names`` (a phase, a step), or ValueError listing the choices."""
+    if not isinstance(value, str) or value not in names:
+        raise ValueError(f"{what} must be one of {', '.join(names)}, not {value!r}")
+    return names.index(value)
 
 
 def need_per_seat(

@@ -25,7 +25,7 @@ from typing import Any
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.game import Game, State
-from ludoteca.core.jsonutil import need, need_int, need_per_seat
+from ludoteca.core.jsonutil import need, need_choice, need_int, need_per_seat
 from ludoteca.core.options import Option, as_bool, as_int
 
 VALUES = (5, 10, 20, 50)
@@ -572,9 +572,7 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
         raise ValueError(f"euros total {sum(euros)}, but there are only {EUROS_TOTAL} tokens")
     to_move = need_int(need(data, "to_move", int), "to_move", 0, n - 1)
     phase_name = need(data, "phase", str)
-    if phase_name not in PHASES:
-        raise ValueError(f"phase must be one of {', '.join(PHASES)}, not {phase_name!r}")
-    phase = PHASES.index(phase_name)
+    phase = need_choice(phase_name, "phase", PHASES)
     if "roll" not in data:
         raise ValueError("position is missing the key 'roll'")
     roll = data["roll"]

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.game import Action, Game, State
-from ludoteca.core.jsonutil import need, need_int
+from ludoteca.core.jsonutil import need, need_choice, need_int
 from ludoteca.core.options import Option, as_bool, as_int, parse_option_text
 
 J, X = 10, 11
@@ -926,10 +926,7 @@ class ExagonState(State):
         n = g.num_players
         N = g.n_tiles
         s = cls(g)
-        phase_name = need(data, "phase", str)
-        if phase_name not in PHASES:
-            raise ValueError(f"position['phase'] must be one of {', '.join(PHASES)}, not {phase_name!r}")
-        phase = PHASES.index(phase_name)
+        phase = need_choice(need(data, "phase", str), "position['phase']", PHASES)
         where_is: dict[int, str] = {}
 
         def tile(value: Any, what: str) -> int:

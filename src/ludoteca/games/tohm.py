@@ -29,7 +29,7 @@ from typing import Any
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.game import Game, State, as_action_int
-from ludoteca.core.jsonutil import need, need_int, need_per_seat
+from ludoteca.core.jsonutil import need, need_choice, need_int, need_per_seat
 from ludoteca.core.options import Option, as_int
 
 TOKENS = 5
@@ -280,9 +280,7 @@ class TohmGame(Game):
             )
         to_move = need_int(need(data, "to_move", int), "to_move", 0, n - 1)
         phase_name = need(data, "phase", str)
-        if phase_name not in PHASES:
-            raise ValueError(f"phase must be one of {', '.join(PHASES)}, not {phase_name!r}")
-        phase = PHASES.index(phase_name)
+        phase = need_choice(phase_name, "phase", PHASES)
         if "roll" not in data:
             raise ValueError("position is missing the key 'roll'")
         roll = data["roll"]

@@ -21,6 +21,7 @@ from typing import Any
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.game import Game, State
+from ludoteca.core.jsonutil import need_choice
 from ludoteca.core.options import Option, as_int, one_of
 
 DIRS = ("N", "E", "S", "W")
@@ -36,11 +37,9 @@ DEFAULT_SIZE = {2: 4, 3: 5, 4: 6}
 # phases
 PLACE, ACT, BATTLE, INCOME, TIEBREAK, OVER = range(6)
 PHASE_NAMES = ("place", "act", "battle", "income_roll", "tiebreak", "over")
-PHASE_BY_NAME = {name: i for i, name in enumerate(PHASE_NAMES)}
 # battle steps
 A_ROLL, D_ROLL, A_CARD, D_CARD, VOID = range(5)
 STEP_NAMES = ("attacker_roll", "defender_roll", "attacker_card", "defender_card", "void")
-STEP_BY_NAME = {name: i for i, name in enumerate(STEP_NAMES)}
 
 # chance outcome bases
 ROLL0 = 0      # roll v -> v - 1
@@ -877,9 +876,7 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
     st.round = rnd = _int(data["round"], "round", 1)
     st.turn = turn = _int(data["turn"], "turn", 0)
     phase_name = data["phase"]
-    if not isinstance(phase_name, str) or phase_name not in PHASE_BY_NAME:
-        raise ValueError(f"phase must be one of {', '.join(PHASE_NAMES)}, not {phase_name!r}")
-    st.phase = phase = PHASE_BY_NAME[phase_name]
+    st.phase = phase = need_choice(phase_name, "phase", PHASE_NAMES)
     battle = data["battle"]
     if phase != BATTLE and battle is not None:
         raise ValueError(f"battle must be null outside the battle phase (phase is {phase_name!r})")
@@ -967,10 +964,7 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
         raise ValueError(f"battle['target'] {tkey} is not adjacent to any unit of the attacker")
     if _int(battle["dice"], "battle['dice']", 1, 3) != k:
         raise ValueError(f"battle['dice'] must be {k}, the attacker's units adjacent to the target")
-    step_name = battle["step"]
-    if not isinstance(step_name, str) or step_name not in STEP_BY_NAME:
-        raise ValueError(f"battle['step'] must be one of {', '.join(STEP_NAMES)}, not {step_name!r}")
-    step = STEP_BY_NAME[step_name]
+    step = need_choice(battle["step"], "battle['step']", STEP_NAMES)
     filled = {"attacker_roll": step > A_ROLL, "defender_roll": step > D_ROLL,
               "attacker_card": step > A_CARD, "defender_card": step > D_CARD}
     values: dict[str, Any] = {}
@@ -978,7 +972,7 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
         v = battle[k2]
         if not want:
             if v is not None:
-                raise ValueError(f"battle[{k2!r}] must be null at step {step_name!r}")
+                raise ValueError(f"battle[{k2!r}] must be null at step {STEP_NAMES[step]!r}")
             continue
         if k2.endswith("roll"):
             values[k2] = _int(v, f"battle[{k2!r}]", 1, 6)
