@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 
-from tests.test_web_api import connect, create, have, open_seats, play_random, restart_scenario, server
+from tests.test_web_api import connect, create, open_seats, play_random, restart_scenario, server
 
 URL = os.environ.get("LUDOTECA_TEST_POSTGRES_URL")
 
@@ -25,13 +25,11 @@ pytestmark = [
 ]
 
 
-@pytest.mark.skipif(not have("tohm"), reason="the TOHM engine is not installed")
 def test_restart_loses_nothing_postgres() -> None:
     pytest.importorskip("psycopg")
     restart_scenario(None, URL)
 
 
-@pytest.mark.skipif(not have("tohm"), reason="the TOHM engine is not installed")
 def test_a_whole_game_is_stored_in_postgres() -> None:
     pytest.importorskip("psycopg")
     with server(None, URL) as client:

@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 
-import ludoteca
-
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 STATE_JS = """() => {
@@ -25,14 +23,6 @@ STATE_JS = """() => {
   return {seq: s.seq, status: s.msg.status, to_move: s.msg.to_move, you: s.msg.you,
           mine: !!(s.msg.legal && s.msg.legal.length) && !s.sent, phase: s.msg.position.phase};
 }"""
-
-
-def have(game: str) -> bool:
-    try:
-        ludoteca.game_class(game)
-        return True
-    except (ImportError, AttributeError):
-        return False
 
 
 def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
@@ -144,7 +134,6 @@ def click_move(page: Any, game: str, rng: random.Random, shot: Path | None = Non
         raise AssertionError(game)
 
 
-@pytest.mark.skipif(not have("tohm"), reason="the TOHM engine is not installed")
 def test_two_friends_play_tohm_to_the_end_while_a_spectator_watches(server: str, browser: Any,
                                                                    artifacts: Path) -> None:
     ctx_a, ann, errors_a = new_page(browser)
@@ -222,8 +211,6 @@ def test_two_friends_play_tohm_to_the_end_while_a_spectator_watches(server: str,
 ])
 def test_a_table_of_each_game_starts_and_moves_are_made_by_clicking(
         server: str, browser: Any, artifacts: Path, game: str, players: int, options: dict) -> None:
-    if not have(game):
-        pytest.skip(f"the {game} engine is not installed")
     ctx, page, errors = new_page(browser)
     create_via_lobby(page, server, game, ["open"] + ["ai:random"] * (players - 1), "Ann", options)
     wait_state(page, "s.status === 'playing'")
