@@ -171,8 +171,16 @@ class Ref:
 # options, errors
 def test_options_and_defaults() -> None:
     g = load(3)
-    # "option `start_coin`, default true"; "Every game has a `turn_limit` option (default 1000)"
-    assert g.options["start_coin"] is True and g.options["turn_limit"] == 1000
+    # "option `start_coin`: "round" (default, also written `true`)"; "Every game has a `turn_limit`
+    # option (default 1000)"
+    assert g.options["start_coin"] == "round" and g.options["turn_limit"] == 1000
+    # ""never" (also written `false`)"; "Anything else: ValueError naming start_coin" (issue 10)
+    assert load(3, start_coin=True).options["start_coin"] == "round"
+    assert load(3, start_coin=False).options["start_coin"] == "never"
+    assert load(3, start_coin="game").options["start_coin"] == "game"
+    for bad in ("sometimes", 0, None, ""):
+        with pytest.raises(ValueError, match="start_coin"):
+            load(3, start_coin=bad)
 
 
 @pytest.mark.parametrize("bad", [{"players": 1}, {"players": 7}, {"players": 3, "no_such_option": 1}])
@@ -377,6 +385,19 @@ def test_several_players_score_at_once() -> None:
     assert got["piles"] == [pile(1)] * 3 and got["bank"] == pile(7, 10, 10, 10)
     assert (got["to_move"], got["phase"], got["turn"]) == (0, "roll", 1)
     assert s.returns() == [0.0, 0.0, 0.0]
+
+
+def test_start_coin_game_only_at_the_start_of_the_game() -> None:
+    # ""game" -- only at the start of the game, the seed's most literal reading"
+    d = load(3, start_coin="game").new_initial_state().to_json()
+    assert d["bank"] == pile(7, 10, 10, 10) and d["piles"] == [pile(1)] * 3
+    s = state_of(position([pile(0, 0, 4), pile(1), pile(1)], to_move=0), start_coin="game")
+    s.apply_action(s.action_from_json({"roll": 20}))
+    s.apply_action(s.action_from_json({"coin": 20, "from": "bank", "to": 0}))
+    got = s.to_json()
+    # "The round then ends: all coins return to the bank" -- and no new 5-cent coin
+    assert got["euros"] == [1, 0, 0] and got["piles"] == [pile()] * 3
+    assert got["bank"] == pile(10, 10, 10, 10) and (got["to_move"], got["phase"]) == (1, "roll")
 
 
 def test_start_coin_false_new_round_has_empty_piles() -> None:

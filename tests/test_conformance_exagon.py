@@ -216,6 +216,14 @@ class XRef:
             attach = len(d["table"]) >= 2
             d["turn"] += 1  # "Each opening step counts as a turn."
             d["to_move"] = (me + 1) % d["players"]
+            if "place" in a and not d["hands"][me]:
+                self.over([me])  # "a player who places their last tile wins at once"
+                return
+            if self.passes >= d["players"] or d["turn"] >= self.turn_limit:
+                # "If every player passes in a row with no tile placed, the game is blocked";
+                # turn_limit compares against `turn`, which the opening steps count.
+                self.over(blocked_winners(self.tiles, d["hands"]))
+                return
             if attach:
                 d["phase"] = "turn"
                 # "The opening steps have no clock": the first clocked turn starts with no carry
@@ -242,6 +250,9 @@ class XRef:
             d["bonus"] -= 1
             d["hands"][me].remove(g["tile"])
             d["hands"][g["to"]].append(g["tile"])
+            # "so does a player who empties their hand by giving away their last tile"
+            if not d["hands"][me]:
+                self.over([me])
         else:
             p = a["place"]
             conn = placements(self.tiles, d["table"], [p["tile"]])[placed_key(p["tile"], p["at"], p["rot"])]

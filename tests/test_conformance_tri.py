@@ -91,7 +91,7 @@ def units(owner: dict, seat: int) -> int:
 
 # --------------------------------------------------------------------------------------------
 # reference model
-def expected_legal(d: dict) -> set[str]:
+def expected_legal(d: dict, teleport: str = "claim") -> set[str]:
     size, owner, phase = d["size"], d["owner"], d["phase"]
     if phase == "place":
         # "places one unit on any empty triangle that is not adjacent to any unit already placed"
@@ -112,11 +112,14 @@ def expected_legal(d: dict) -> set[str]:
                 out.add(key({"attack": jt(t)}))
         # teleport: "for a square you have closed, claim any empty triangle anywhere; each square
         # position grants this once per game"
+        # Option teleport "move": "one of the square's four triangles, chosen by the player, becomes
+        # empty and its unit appears on the target ... the action carries "from": "N"|"E"|"S"|"W""
         empties = [t for t in all_tris(size) if t not in owner]
+        sides = [{"from": f} for f in DIRS] if teleport == "move" else [{}]
         for r in range(size):
             for c in range(size):
                 if closed_by(owner, r, c) == me and f"{r},{c}" not in d["teleports_used"]:
-                    out |= {key({"teleport": {"square": [r, c], "to": jt(t)}}) for t in empties}
+                    out |= {key({"teleport": {"square": [r, c], "to": jt(t), **f}}) for t in empties for f in sides}
         return out or {PASS}  # "`pass` only when none of these is possible"
     if phase == "battle":
         b = d["battle"]
@@ -140,9 +143,10 @@ def roll_probs(k: int) -> dict[int, float]:
 class Ref:
     """The RULES.md text as a model of the required position keys."""
 
-    def __init__(self, d: dict, ties: str = "defender", turn_limit: int = 1000):
+    def __init__(self, d: dict, ties: str = "defender", turn_limit: int = 1000, teleport: str = "claim"):
         self.d = copy.deepcopy({k: d[k] for k in KEYS})
         self.ties = ties
+        self.teleport = teleport
         self.turn_limit = turn_limit
         self.tied: list[int] = []
         self.mover: int | None = None
@@ -253,6 +257,8 @@ class Ref:
                 owner[tkey(*(a.get("place") or a["expand"]))] = me
             elif "teleport" in a:
                 owner[tkey(*a["teleport"]["to"])] = me
+                if self.teleport == "move":  # the unit on the chosen side leaves: the square opens
+                    del owner[tkey(*a["teleport"]["square"], a["teleport"]["from"])]
                 d["teleports_used"] = sorted({*d["teleports_used"], "{},{}".format(*a["teleport"]["square"])})
             elif "attack" in a:
                 t = tkey(*a["attack"])
@@ -808,13 +814,14 @@ def test_turn_limit_leaders_share() -> None:
 
 # --------------------------------------------------------------------------------------------
 # random playouts cross-checked against the reference model
-@pytest.mark.parametrize(("n", "seed", "ties"), [(2, 21, "defender"), (2, 22, "attacker"), (3, 23, "defender"),
-                                                 (4, 24, "defender")])
-def test_playout_matches_reference(n: int, seed: int, ties: str) -> None:
+@pytest.mark.parametrize(("n", "seed", "ties", "teleport"), [
+    (2, 21, "defender", "claim"), (2, 22, "attacker", "claim"), (3, 23, "defender", "claim"),
+    (4, 24, "defender", "claim"), (2, 25, "defender", "move"), (3, 26, "attacker", "move")])
+def test_playout_matches_reference(n: int, seed: int, ties: str, teleport: str) -> None:
     rng = random.Random(seed)
     history: list = []
-    s = ludoteca.load_game("tri", players=n, ties=ties).new_initial_state()
-    ref = Ref(s.to_json(), ties=ties)
+    s = ludoteca.load_game("tri", players=n, ties=ties, teleport=teleport).new_initial_state()
+    ref = Ref(s.to_json(), ties=ties, teleport=teleport)
     for _ in range(4000):
         if s.is_terminal():
             break
@@ -823,7 +830,7 @@ def test_playout_matches_reference(n: int, seed: int, ties: str) -> None:
         if s.is_chance_node():
             assert outcomes(s) == pytest.approx(ref.chance())
         else:
-            assert legal_json(s) == expected_legal(d)
+            assert legal_json(s) == expected_legal(d, teleport)
             exp_player = d["to_move"]
             if d["phase"] == "battle":
                 b = d["battle"]
@@ -832,6 +839,8 @@ def test_playout_matches_reference(n: int, seed: int, ties: str) -> None:
         assert_required_keys_rebuild(s, KEYS)
         play_random_checked(s, rng, history, ref)
     assert s.is_terminal()
+    # "Every position an engine writes, finished games included, is one that engine reads back."
+    assert_required_keys_rebuild(s, KEYS)
     assert s.returns() == pytest.approx(winners_share(s.to_json()))
     # "a game is fully determined by its options plus its list of actions (chance outcomes included)"
     r = s.game.new_initial_state()
@@ -891,3 +900,106 @@ def test_highest_seat_out_on_its_own_turn_still_ends_the_round() -> None:
     assert (got["phase"], got["round"], got["to_move"], got["turn"]) == ("act", 4, 0, 11)
     assert sorted(got["hands"][0]) == [0, 2, 2, 3, 3, 4, 4]
     assert sorted(got["hands"][1]) == [2, 2, 3, 3, 4, 4]  # played its 0 in the battle
+
+
+# --------------------------------------------------------------------------------------------
+# Conventions, "Reading a position": "a reader refuses what breaks a rule, and accepts any
+# well-typed value of a key whose value these rules do not fix: `to_move` at a chance node and
+# at `over` ... It writes its own convention back."
+@pytest.mark.parametrize("to_move", [0, 1, 2])
+def test_income_roll_with_any_to_move(to_move: int) -> None:
+    d = position(players=3, owner={"0,0,N": 0, "2,2,N": 1, "4,4,S": 2}, to_move=to_move, round=3,
+                 phase="income_roll")
+    s = state_of(d)
+    assert s.current_player() == CHANCE
+    assert outcomes(s) == pytest.approx({key({"income": v}): 1 / 6 for v in range(1, 7)})
+    again = s.game.state_from_json(s.to_json())  # its own convention reads back
+    assert again.to_json() == s.to_json()
+    play(s, {"income": 2})  # "1-3 every player gains +2"
+    got = s.to_json()
+    # "seat 0 starts; a round is one turn of every player still in the game, in seat order"
+    assert (got["phase"], got["round"], got["to_move"]) == ("act", 4, 0)
+    assert [sorted(h) for h in got["hands"]] == [[0, 2, 2, 3, 4]] * 3
+
+
+@pytest.mark.parametrize("to_move", [0, 1, 2])
+def test_tiebreak_with_any_to_move(to_move: int) -> None:
+    # a full board, three players, seats 1 and 2 tied on units and cards: "a chance node picks
+    # uniformly"
+    owner = fill(5, [(0, 40), (1, 30), (2, 30)])
+    s = state_of(position(players=3, owner=owner, to_move=to_move, round=5, phase="tiebreak"))
+    assert s.current_player() == CHANCE
+    assert outcomes(s) == pytest.approx({key({"out": 1}): 0.5, key({"out": 2}): 0.5})
+    assert s.game.state_from_json(s.to_json()).to_json() == s.to_json()
+    play(s, {"out": 2})
+    got = s.to_json()
+    assert got["alive"] == [True, True, False] and got["phase"] == "act"
+    assert got["alive"][got["to_move"]]
+
+
+@pytest.mark.parametrize("to_move", [0, 1])
+def test_over_with_any_to_move(to_move: int) -> None:
+    owner = fill(4, [(0, 40), (1, 24)])  # "no triangle is empty and only two players remain"
+    s = state_of(position(owner=owner, to_move=to_move, phase="over"))
+    assert s.is_terminal() and s.current_player() == TERMINAL
+    assert s.returns() == [1.0, 0.0]  # "Most units wins"
+    assert s.game.state_from_json(s.to_json()).to_json() == s.to_json()
+
+
+@pytest.mark.parametrize("bad", ["1", 1.0, None, 9, -1])
+def test_chance_node_to_move_must_still_be_well_typed(bad) -> None:
+    d = position(players=3, owner={"0,0,N": 0, "2,2,N": 1, "4,4,S": 2}, to_move=bad, round=3, phase="income_roll")
+    with pytest.raises(ValueError, match="to_move"):
+        state_of(d)
+
+
+def test_over_only_when_the_game_has_ended() -> None:
+    # "The game ends when no triangle is empty and only two players remain, or when one player
+    # remains"; "Every game has a turn_limit option ...; reaching it ends the game".
+    not_ended = position(owner={"0,0,N": 0, "2,2,N": 1, "2,2,E": 1}, turn=3, phase="over")
+    with pytest.raises(ValueError, match="over"):
+        state_of(not_ended)
+    assert state_of(not_ended, turn_limit=3).returns() == [0.0, 1.0]
+    three_full = position(players=3, owner=fill(5, [(0, 40), (1, 30), (2, 30)]), phase="over")
+    with pytest.raises(ValueError, match="over"):
+        state_of(three_full)
+    one_left = position(players=3, owner={"0,0,N": 2}, alive=[False, False, True], phase="over", to_move=0)
+    assert state_of(one_left).returns() == [0.0, 0.0, 1.0]
+
+
+# --------------------------------------------------------------------------------------------
+# Option `teleport`: "claim" (default) or "move" ("one of the square's four triangles, chosen by
+# the player, becomes empty and its unit appears on the target, so the square opens; the action
+# carries "from": "N"|"E"|"S"|"W", the side of the square it leaves")
+def test_teleport_option_values() -> None:
+    assert ludoteca.load_game("tri", players=2).options["teleport"] == "claim"
+    with pytest.raises(ValueError, match="teleport"):
+        ludoteca.load_game("tri", players=2, teleport="swap")
+
+
+def test_teleport_move() -> None:
+    owner = {**square(3, 3, 0), "1,1,N": 1, "3,2,E": 1}
+    d = position(owner=owner)
+    s = state_of(d, teleport="move")
+    assert legal_json(s) == expected_legal(d, "move")
+    # "[3,2,E]" touches "[3,3,W]", in seat 0's closed square: no attack yet
+    s1 = state_of(dict(d, to_move=1), teleport="move")
+    assert key({"attack": [3, 3, "W"]}) not in legal_json(s1)
+    a = {"teleport": {"square": [3, 3], "to": [1, 2, "W"], "from": "N"}}
+    assert s.action_to_json(s.action_from_json(a)) == a
+    play(s, a)
+    got = s.to_json()
+    assert got["owner"] == {"3,3,E": 0, "3,3,S": 0, "3,3,W": 0, "1,2,W": 0, "1,1,N": 1, "3,2,E": 1}
+    assert got["teleports_used"] == ["3,3"] and (got["to_move"], got["turn"]) == (1, 11)
+    # the square is open: its triangles can be attacked, the empty one claimed
+    assert key({"attack": [3, 3, "W"]}) in legal_json(s)
+    assert legal_json(s) == expected_legal(got, "move")
+
+
+def test_teleport_move_actions_parse_anywhere() -> None:
+    owner = {**BATTLE_OWNER, **square(3, 3, 0)}
+    s = state_of(position(owner=owner), teleport="move")
+    well_formed = [{"teleport": {"square": [3, 3], "to": [0, 2, "W"], "from": f}} for f in DIRS]
+    assert not parse_then_apply_problems(s, well_formed)
+    play(s, {"attack": [1, 1, "S"]})
+    assert not parse_then_apply_problems(s, well_formed)

@@ -66,10 +66,10 @@ def play_random(state: ExactlyState, rng: random.Random, limit: int = 5000):
 # --- set-up and options ---------------------------------------------------------------
 
 def test_registry_and_defaults() -> None:
-    # Options as RULES.md names them: players, start_coin (true), turn_limit (1000).
+    # Options as RULES.md names them: players, start_coin ("round"), turn_limit (1000).
     game = ludoteca.load_game("exactly", players=4)
     assert isinstance(game, ExactlyGame)
-    assert game.options == {"players": 4, "start_coin": True, "turn_limit": 1000}
+    assert game.options == {"players": 4, "start_coin": "round", "turn_limit": 1000}
     assert game.max_chance_outcomes() == 6
     assert game.num_distinct_actions() == 7 + 4 * 5 * 5
 
@@ -77,7 +77,9 @@ def test_registry_and_defaults() -> None:
 @pytest.mark.parametrize(
     ("options", "named"),
     [({"players": 7}, "not 7"), ({"players": 1}, "not 1"), ({"turn_limit": 0}, "turn_limit"),
-     ({"turn_limit": "x"}, "turn_limit"), ({"start_coin": "maybe"}, "start_coin"), ({"coins": 3}, "coins")],
+     ({"turn_limit": "x"}, "turn_limit"), ({"start_coin": "maybe"}, "start_coin"), ({"coins": 3}, "coins"),
+     ({"start_coin": 1}, "start_coin"), ({"start_coin": None}, "start_coin"), ({"start_coin": "rounds"}, "start_coin"),
+     ({"start_coin": ["game"]}, "start_coin")],
 )
 def test_bad_options_are_named(options: dict[str, Any], named: str) -> None:
     with pytest.raises(ValueError, match=named):
@@ -107,6 +109,85 @@ def test_start_coin_false_starts_with_empty_piles() -> None:
     move(state, 10, "bank", 0)  # 20+20+50+10 = 100: round ends, no new coins
     assert state.to_json()["piles"] == [coins()] * 3
     assert state.to_json()["bank"] == coins(10, 10, 10, 10)
+
+
+@pytest.mark.parametrize(("given", "canonical"), [(True, "round"), ("round", "round"), ("game", "game"),
+                                                  (False, "never"), ("never", "never"), ("true", "round"),
+                                                  ("false", "never")])
+def test_start_coin_values_and_their_canonical_form(given: Any, canonical: str) -> None:
+    # RULES.md: start_coin is "round" (default, also written true), "game" or "never" (also written
+    # false). The game's options (and so its records) hold the canonical word.
+    game = ludoteca.load_game("exactly", players=2, start_coin=given)
+    assert game.options["start_coin"] == canonical
+    assert game.record_options()["start_coin"] == canonical
+    assert ludoteca.load_game("exactly", **game.record_options()).options == game.options
+
+
+def scoring_state(start_coin: Any) -> ExactlyState:
+    """Seat 0 holds 20+20+50 and rolled 10: moving a 10 from the bank scores (a new round starts)."""
+    return load(position([coins(c20=2, c50=1), coins(c5=1), coins(c5=1)], phase="move", roll=10, to_move=0),
+                start_coin=start_coin)
+
+
+@pytest.mark.parametrize("start_coin", ["round", True])
+def test_start_coin_round_deals_a_coin_at_every_round(start_coin: Any) -> None:
+    # Set-up (seed; default "round"): a 5-cent coin to each player at the start of the game and again
+    # at the start of every round.
+    start = ludoteca.load_game("exactly", players=3, start_coin=start_coin).new_initial_state().to_json()
+    assert start["piles"] == [coins(1)] * 3 and start["bank"] == coins(7, 10, 10, 10)
+    state = scoring_state(start_coin)
+    move(state, 10, "bank", 0)
+    data = state.to_json()
+    assert data["euros"] == [1, 0, 0]
+    assert data["piles"] == [coins(1)] * 3 and data["bank"] == coins(7, 10, 10, 10)
+
+
+def test_start_coin_game_deals_a_coin_only_at_the_start_of_the_game() -> None:
+    # RULES.md: "game" -- "only at the start of the game, the seed's most literal reading".
+    start = ludoteca.load_game("exactly", players=3, start_coin="game").new_initial_state().to_json()
+    assert start["piles"] == [coins(1)] * 3 and start["bank"] == coins(7, 10, 10, 10)
+    state = scoring_state("game")
+    move(state, 10, "bank", 0)
+    data = state.to_json()
+    assert data["euros"] == [1, 0, 0] and data["phase"] == "roll" and data["to_move"] == 1
+    assert data["piles"] == [coins()] * 3 and data["bank"] == coins(10, 10, 10, 10)
+
+
+@pytest.mark.parametrize("start_coin", ["never", False])
+def test_start_coin_never_deals_no_coin(start_coin: Any) -> None:
+    start = ludoteca.load_game("exactly", players=3, start_coin=start_coin).new_initial_state().to_json()
+    assert start["piles"] == [coins()] * 3 and start["bank"] == coins(10, 10, 10, 10)
+    state = scoring_state(start_coin)
+    move(state, 10, "bank", 0)
+    assert state.to_json()["piles"] == [coins()] * 3
+
+
+# --- reading positions written by another program (RULES.md, Conventions) ----------------
+
+def test_to_move_at_over_is_any_whole_number() -> None:
+    # "accepts any well-typed value of a key whose value these rules do not fix: to_move ... at
+    # over"; "It writes its own convention back" (a seat of this game).
+    over = position([coins(c5=1), coins(c5=1), coins(c5=1)], phase="over", euros=[3, 1, 0], turn=30)
+    for to_move in (0, 2, 7, -1):
+        state = load(dict(over, to_move=to_move))
+        assert state.is_terminal() and state.returns() == [1.0, 0.0, 0.0]
+        assert state.to_json()["to_move"] == (to_move if 0 <= to_move < 3 else 0)
+    with pytest.raises(ValueError, match="to_move"):
+        load(dict(over, to_move="0"))  # not well-typed
+    with pytest.raises(ValueError, match="to_move"):
+        load(position([coins(c5=1)] * 3, to_move=3))  # phase roll: to_move names the roller
+
+
+def test_to_move_during_a_roll_off_with_its_rolls_is_the_next_roller() -> None:
+    # During the roll-off (a chance node) with its rolls given, to_move is not needed: any whole
+    # number is read and the next seat to roll is written back.
+    state = ludoteca.load_game("exactly", players=3).new_initial_state()
+    state.apply_json({"roll": 5})
+    data = state.to_json()
+    assert data["to_move"] == 1
+    for to_move in (0, 2, 9):
+        read = ludoteca.load_game("exactly", players=3).state_from_json(dict(data, to_move=to_move))
+        assert read.to_json() == data
 
 
 # --- the roll-off ---------------------------------------------------------------------
@@ -469,8 +550,8 @@ def test_malformed_positions_name_the_problem(edit: Any, named: str) -> None:
 @pytest.mark.parametrize(
     ("rolloff", "to_move", "named"),
     [({"seats": [], "rolls": []}, 0, "one or more"), ({"seats": [1, 0], "rolls": []}, 1, "increasing"),
-     ({"seats": [0, 1], "rolls": ["?", 5]}, 0, "shorter"), ({"seats": [0, 1], "rolls": ["?"]}, 0, "next seat"),
-     ({"seats": [0, 1], "rolls": [7]}, 1, "die face"), ("x", 0, "rolloff")],
+     ({"seats": [0, 1], "rolls": ["?", 5]}, 0, "shorter"), ({"seats": [0, 1], "rolls": [7]}, 1, "die face"),
+     ("x", 0, "rolloff")],
 )
 def test_malformed_roll_off_positions(rolloff: Any, to_move: int, named: str) -> None:
     game = ludoteca.load_game("exactly", players=2)

@@ -272,16 +272,42 @@ def test_give_only_to_a_player_holding_exactly_one_tile() -> None:
     s = state_of(position(tiles, ring(2), [[0, 9, 10], [11], [12, 13]], placed=1, bonus=1))
     with pytest.raises(IllegalActionError):
         s.apply_json({"give": {"tile": 9, "to": 2}})
-    # RULES.md: "give one of their tiles to a player who holds exactly one tile" -- no exception
-    # for the giver's own last tile. After giving it the hand is empty and only `stop` is left;
-    # an empty hand is not a win (only placing one's last tile is).
-    s = state_of(position(tiles, ring(2), [[0], [11], [12, 13, 9, 10]], placed=1, bonus=1))
+
+
+def test_giving_away_the_last_tile_wins_at_once() -> None:
+    # RULES.md section 4, End: "so does a player who empties their hand by giving away their last
+    # tile" (issue 10, amendment 4). Seat 0 holds one tile, has placed one and holds a bonus; seat 1
+    # holds exactly one tile, so seat 0 may give it its last tile, and wins: returns [1, 0, 0].
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, ring(2), [[0], [11], [12, 13, 9, 10]], placed=1, bonus=1, turn=4))
     assert {"give": {"tile": 0, "to": 1}} in [s.action_to_json(a) for a in s.legal_actions()]
     s.apply_json({"give": {"tile": 0, "to": 1}})
-    assert s.hands[0] == [] and s.hands[1] == [11, 0] and not s.is_terminal()
-    assert [s.action_to_json(a) for a in s.legal_actions()] == [{"stop": True}]
-    s.apply_json({"stop": True})
-    assert s.current_player() == 1 and s.to_json()["hands"][0] == []
+    assert s.is_terminal() and s.returns() == [1.0, 0.0, 0.0]
+    assert s.legal_actions() == []
+    assert s.counters()["end"] == "last_tile" and s.counters()["tiles_given"] == 1
+    data = s.to_json()
+    assert data["phase"] == "over" and data["hands"][:2] == [[], [11, 0]]
+    assert data["result"] == {"winners": [0], "end": "last_tile"}
+    # The winning turn is completed (as with a last tile placed); the counters of the turn are 0.
+    assert data["turn"] == 5 and data["placed_this_turn"] == 0 and data["bonus"] == 0
+    assert s.game.state_from_json(data).to_json() == data
+
+
+def test_heuristic_gives_away_its_last_tile_to_win() -> None:
+    # RULES.md section 4, End: emptying one's hand by giving away the last tile wins. Seat 0's last
+    # tile (all 1s) fits nowhere (the table shows only 5s and 6s), it holds a bonus and seat 1 holds
+    # one tile: the give is the only winning action, and both the heuristic and its rollout play it.
+    from ludoteca.agents import make_agent
+    from ludoteca.agents.heuristics import exagon as h
+
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, [(0, (0, 0), 0), (13, (1, 0), 0)], [[17], [16]], placed=1, bonus=1))
+    give = s.action_from_json({"give": {"tile": 17, "to": 1}})
+    assert sorted(s.legal_actions()) == sorted([give, s.action_from_json({"stop": True})])
+    assert h.greedy_action(s, 0) == give
+    assert make_agent("heuristic", seed=0, game="exagon").step(s) == give
+    s.apply_action(give)
+    assert s.is_terminal() and s.returns() == [1.0, 0.0]
 
 
 def test_perfect_fit_wins_at_once() -> None:
@@ -563,6 +589,165 @@ def _bad(**change: Any) -> dict[str, Any]:
 )
 def test_invalid_positions_say_what_is_wrong(pos: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
+        load(2, clock=None).state_from_json(pos)
+
+
+# --- reading positions written by another program (RULES.md, Conventions; issue 10) -------
+
+def test_deal_position_with_any_to_move_is_read_and_written_back_with_the_next_seat() -> None:
+    # "accepts any well-typed value of a key whose value these rules do not fix: to_move at a
+    # chance node"; "It writes its own convention back" (the seat dealt to next).
+    game = load(3)
+    s = game.new_initial_state()
+    for t in (4, 7, 1, 30):  # four tiles dealt round-robin: the fifth goes to seat 1
+        s.apply_json({"deal": t})
+    data = s.to_json()
+    assert data["phase"] == "deal" and data["to_move"] == 1
+    for to_move in (0, 2, 9, -1):
+        read = game.state_from_json(dict(data, to_move=to_move))
+        assert read.to_json() == data and read.is_chance_node()
+        assert read.chance_outcomes() == s.chance_outcomes()
+    with pytest.raises(ValueError, match="to_move"):
+        game.state_from_json(dict(data, to_move="1"))  # not a whole number
+
+
+@pytest.mark.parametrize(("time_left", "carry"), [(60, 0), (60.0, None), (None, 12.5), (0, 0)])
+def test_opening_position_with_any_time_left_and_carry_is_read(time_left: Any, carry: Any) -> None:
+    # "EXAGON's time_left/carry during deal and opening" are not fixed by the rules: a position
+    # written by a program that shows the hourglass early (time_left: 60) is read; null written back.
+    game = load(2)  # clock 60
+    s = game.new_initial_state()
+    deal(s, random.Random(4))
+    data = s.to_json()
+    assert data["phase"] == "opening" and data["time_left"] is None and data["carry"] is None
+    other = {k: v for k, v in data.items() if k != "clock"}  # RULES.md keys only
+    read = game.state_from_json(dict(other, time_left=time_left, carry=carry))
+    assert read.to_json() == data
+    assert read.legal_actions() == s.legal_actions()
+    s.apply_action(s.legal_actions()[0])  # the opening tile; the turn passes, still the opening
+    data = s.to_json()
+    assert game.state_from_json(dict(data, time_left=time_left, carry=carry)).to_json() == data
+    with pytest.raises(ValueError, match="time_left"):
+        game.state_from_json(dict(data, time_left="60"))  # not a number of seconds
+
+
+def test_deal_position_with_time_left_is_read() -> None:
+    game = load(2)
+    s = game.new_initial_state()
+    s.apply_json({"deal": 3})
+    data = s.to_json()
+    assert game.state_from_json(dict(data, time_left=60, carry=0.0)).to_json() == data
+
+
+def test_finished_game_with_turn_counters_is_read_with_counters_0() -> None:
+    # "the turn counters of a finished game (placed_this_turn, bonus)" are read whatever they are;
+    # this engine writes 0 (the turn ended with the game).
+    pos = position(tiles_of("fives"), ring(2), [[0, 9, 10], [11, 12]], phase="over", turn=9)
+    pos["result"] = {"winners": [0], "end": "perfect_fit"}
+    game = load(2, clock=None)
+    for placed, bonus, to_move in ((3, 2, 0), (1, 0, 1), (0, 0, 4)):
+        s = game.state_from_json(dict(pos, placed_this_turn=placed, bonus=bonus, to_move=to_move))
+        data = s.to_json()
+        assert (data["placed_this_turn"], data["bonus"]) == (0, 0)
+        assert data["to_move"] == (to_move if to_move < 2 else 0)
+        assert s.is_terminal() and s.returns() == [1.0, 0.0]
+        assert game.state_from_json(data).to_json() == data
+    with pytest.raises(ValueError, match="bonus"):
+        game.state_from_json(dict(pos, bonus=None))  # not a whole number
+
+
+def test_a_game_won_mid_turn_is_written_so_that_it_reads_back() -> None:
+    # Issue 10: a game won after an earlier placement in the same turn ended with
+    # placed_this_turn > 0, and state_from_json(state.to_json()) raised. Seat 0 has placed one tile
+    # this turn and places its last tile (two connections): it wins, and the position reads back.
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, ring(2), [[0], [11, 12, 9, 10]], placed=1, bonus=0, turn=6))
+    s.apply_json(place(0, (0, 0), 0))
+    assert s.is_terminal() and s.returns() == [1.0, 0.0] and s.counters()["end"] == "last_tile"
+    data = s.to_json()
+    assert (data["turn"], data["placed_this_turn"], data["bonus"]) == (7, 0, 0)
+    assert s.game.state_from_json(data).to_json() == data
+
+
+def test_a_game_ended_by_turn_limit_after_a_placing_turn_reads_back() -> None:
+    # Issue 10: "every game ended by turn_limit right after a turn that placed a tile".
+    tiles = tiles_of("fives")
+    pos = position(tiles, ring(2), [[0, 9, 10], [11, 12]], placed=2, bonus=1, turn=4, time_left=30.0,
+                   carry=0.0)
+    s = load(2, clock=60, turn_limit=5).state_from_json(pos)
+    s.apply_json({"stop": True})
+    data = s.to_json()
+    assert data["phase"] == "over" and data["turn"] == 5 and data["result"]["end"] == "turn_limit"
+    assert (data["placed_this_turn"], data["bonus"]) == (0, 0)
+    assert s.game.state_from_json(data).to_json() == data
+
+
+# --- the opening and the hourglass, re-read against RULES.md (issue 10) --------------------
+
+ONES_2 = {"id": 18, "sides": [1, 1, 1, 1, 1, 2], "star": 7, "star_points": 1}
+
+
+def opening_after_the_first_tile(first_attaches: bool) -> ExagonState:
+    """Two players (clock 60); seat 0 has put tile 0 (six 5s) at [0, 0] and seat 1 is to attach
+    with tile 17 (six 1s), which cannot. Seat 0 then holds tiles 1 and 9 (5s), which can attach, or
+    tile 18 (1s and a 2), which cannot."""
+    tiles = tiles_of("fives")
+    if first_attaches:
+        pos = position(tiles, [(0, (0, 0), 0)], [[1, 9], [17]], to_move=1, phase="opening", turn=1)
+    else:
+        pos = position([tiles[0], tiles[17], ONES_2], [(0, (0, 0), 0)], [[18], [17]], to_move=1,
+                       phase="opening", turn=1)
+    return load(2, clock=60).state_from_json(pos)
+
+
+def test_opening_a_player_who_cannot_attach_passes_and_the_next_must_attach() -> None:
+    # RULES.md Opening: "A player who cannot attach passes, and the next player must attach; the
+    # opening ends with the first attached tile"; "Each opening step counts as a turn"; the opening
+    # has no clock ("time_left and carry are null" during it; the first turn starts at clock).
+    s = opening_after_the_first_tile(first_attaches=True)
+    assert [s.action_to_json(a) for a in s.legal_actions()] == [{"pass": True}]
+    s.apply_json({"pass": True})
+    data = s.to_json()
+    assert (data["phase"], data["to_move"], data["turn"], data["time_left"]) == ("opening", 0, 2, None)
+    legal = [s.action_to_json(a) for a in s.legal_actions()]
+    assert {"pass": True} not in legal and legal and all("place" in a for a in legal)
+    assert {a["place"]["tile"] for a in legal} == {1, 9}
+    s.apply_json({"place": {"tile": 1, "at": [1, 0], "rot": 3}})  # its 1-side faces away from [0, 0]
+    data = s.to_json()
+    assert (data["phase"], data["to_move"], data["turn"]) == ("turn", 1, 3)
+    assert (data["time_left"], data["carry"], data["placed_this_turn"], data["bonus"]) == (60.0, 0.0, 0, 0)
+
+
+def test_opening_where_nobody_can_attach_is_blocked() -> None:
+    # "If every player passes in a row with no tile placed, the game is blocked": fewest tiles wins,
+    # ties broken by the lower tournament penalty (1 star point each), then shared.
+    s = opening_after_the_first_tile(first_attaches=False)
+    s.apply_json({"pass": True})
+    assert s.to_json()["phase"] == "opening" and s.current_player() == 0
+    s.apply_json({"pass": True})
+    data = s.to_json()
+    assert data["phase"] == "over" and data["turn"] == 3 and data["result"]["end"] == "blocked"
+    assert s.returns() == [0.5, 0.5]
+
+
+def test_tile_sets_are_bounded_before_anything_is_built(tmp_path: Path) -> None:
+    # docs/rules/exagon.md: a tile set holds at most 100 tiles and its file or text at most 1 MiB.
+    shapes = sorted({min(tuple(sd[k:] + sd[:k]) for k in range(6))
+                     for sd in ([a, b, c, 1, 2, 3] for a in range(1, 10) for b in range(1, 10) for c in range(1, 4))})
+    many = [_t(i, list(sd)) for i, sd in enumerate(shapes[:101])]
+    with pytest.raises(ValueError, match="option tiles: the tile set has 101 tiles; a set has at most 100"):
+        load(2, tiles=many)
+    with pytest.raises(ValueError, match="at most 100"):
+        load(2, tiles=json.dumps(many))
+    assert load(2, tiles=many[:100]).n_tiles == 100
+    big = tmp_path / "big.json"
+    big.write_text(" " * (1024 * 1024 + 1))
+    with pytest.raises(ValueError, match=r"option tiles: tiles file .*big\.json.* too big"):
+        load(2, tiles=str(big))
+    with pytest.raises(ValueError, match="option tiles: the tiles JSON text is nested too deeply"):
+        load(2, tiles="[" * 100_000 + "]" * 100_000)
+    pos = position(many, [], [[0], [1]], phase="opening", turn=0)
+    with pytest.raises(ValueError, match="at most 100"):
         load(2, clock=None).state_from_json(pos)
 
 

@@ -301,3 +301,39 @@ def test_encoder_segments_cover_the_vector():
         for (_, off, length), (_, nxt, _) in itertools.pairwise(segments):
             assert off + length == nxt
         assert segments[-1][1] + segments[-1][2] == enc.size == enc.low.size == enc.high.size
+
+
+def test_tri_teleport_move_parameter():
+    # RULES.md TRI option teleport: "claim" (default) or "move" (the action carries "from")
+    claim = pyspiel.load_game("ludoteca_tri", {"players": 2})
+    assert claim.ludoteca_game.options["teleport"] == "claim"
+    game = pyspiel.load_game("ludoteca_tri(players=2,size=3,teleport=move,turn_limit=60)")
+    native = game.ludoteca_game
+    assert native.options["teleport"] == "move"
+    # size 3: T = 36 triangles, S = 9 squares; one teleport per (side, square, target)
+    assert game.num_distinct_actions() == native.num_distinct_actions() == 16 + 4 * 36 + 4 * 9 * 36 + 4 + 1
+    assert claim.num_distinct_actions() == ludoteca.load_game("tri", players=2).num_distinct_actions()
+    assert pyspiel.load_game(str(game)).ludoteca_game.options == native.options
+    with pytest.raises(Exception, match="teleport"):
+        pyspiel.load_game("ludoteca_tri", {"players": 2, "teleport": "fly"})
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+    # a teleport's action string names the unit that leaves, and reads back
+    pos = {"game": "tri", "players": 2, "size": 3, "owner": {**{f"1,1,{d}": 0 for d in "NESW"}, "0,0,N": 1},
+           "hands": [[0, 2, 3, 4], [0, 2, 3, 4]], "alive": [True, True], "teleports_used": [], "to_move": 0,
+           "round": 2, "turn": 4, "phase": "act", "battle": None}
+    state = game.new_initial_state(pos)
+    tps = [a for a in state.legal_actions() if state.action_to_string(0, a).startswith("tp ")]
+    assert len(tps) == 4 * (36 - 5)
+    a = state.string_to_action("tp 1,1,W>2,2,S")
+    assert state.ludoteca_state.action_to_json(a) == {"teleport": {"square": [1, 1], "to": [2, 2, "S"], "from": "W"}}
+    state.apply_action(a)
+    assert "1,1,W" not in state.position()["owner"] and state.position()["owner"]["2,2,S"] == 0
+    # OpenSpiel's MCTS plays it to the end
+    rs = np.random.RandomState(2)
+    bot = mcts.MCTSBot(game, uct_c=1.4, max_simulations=8,
+                       evaluator=mcts.RandomRolloutEvaluator(1, rs), solve=False, random_state=rs)
+    rng = random.Random(2)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(_chance(state, rng) if state.is_chance_node() else bot.step(state))
+    assert sum(state.returns()) == pytest.approx(1.0)

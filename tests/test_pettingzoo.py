@@ -204,3 +204,33 @@ def test_research_doc_examples_run(capsys):  # capsys keeps the examples' prints
         warnings.simplefilter("ignore")
         for i, block in enumerate(blocks):
             exec(compile(block, f"research.md example {i}", "exec"), {"__name__": f"example{i}"})
+
+
+def test_tri_teleport_move_option():
+    # RULES.md TRI option teleport "move": the environment passes it to the game; the action
+    # space holds every (square, side that leaves, target) teleport
+    env = lpz.raw_env("tri", players=2, size=3, teleport="move", turn_limit=80)
+    assert env.game.options["teleport"] == "move"
+    n = env.game.num_distinct_actions()
+    assert n == 16 + 4 * 36 + 4 * 9 * 36 + 4 + 1
+    assert all(env.action_space(a).n == n for a in env.possible_agents)
+    teleports = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        for _agent in env.agent_iter():
+            obs, _, termination, truncation, info = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            assert obs["action_mask"].shape == (n,)
+            legal = info["legal_actions"]
+            action = legal[rng.randrange(len(legal))]
+            teleports += "from" in env.game_state.action_to_json(action).get("teleport", {})
+            env.step(action)
+        assert sum(env.game_state.returns()) == pytest.approx(1.0)
+    assert teleports > 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(lpz.env("tri", players=3, size=3, teleport="move", turn_limit=40), num_cycles=100)
+    assert not {str(w.message) for w in caught} - set(EXPECTED_WARNINGS)

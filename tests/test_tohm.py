@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -424,6 +425,43 @@ def test_layout_file_not_json_or_unreadable(tmp_path: Path) -> None:
         load(2, layout=small)
 
 
+@pytest.mark.parametrize(("rows", "cols"), [(3, 3), (10, 10), (3, 10), (10, 3)])
+def test_layouts_up_to_10_by_10_are_accepted(rows: int, cols: int) -> None:
+    # RULES.md: "any rectangular grid of at least 3x3 numbers 3-6"; docs/rules/tohm.md bounds it
+    # at 10x10 (default), so a layout can never make a game costly to build.
+    grid = [[3 + (r + c) % 4 for c in range(cols)] for r in range(rows)]
+    game = load(2, layout=grid)
+    assert (game.rows, game.cols) == (rows, cols)
+    assert game.num_distinct_actions() == 7 + 2 * rows * cols + (rows * cols) ** 2 + 1
+
+
+@pytest.mark.parametrize(("rows", "cols", "named"), [(11, 3, "at most 10 rows"), (3, 11, "at most 10 columns"),
+                                                     (80, 80, "at most 10 rows"), (120, 120, "at most 10 rows")])
+def test_layouts_beyond_10_by_10_are_refused_before_anything_is_built(rows: int, cols: int, named: str) -> None:
+    # Issue 10: an 80x80 layout took 2 GB and froze the server. The grid's size is refused first,
+    # so even a 120x120 grid of bad cells is refused for its size, in no time.
+    grid = [["x"] * cols for _ in range(rows)]
+    start = time.process_time()
+    with pytest.raises(ValueError, match="option layout") as info:
+        load(2, layout=grid)
+    assert info.match(named)
+    with pytest.raises(ValueError, match="option layout"):
+        load(2, layout=json.dumps([[3] * cols] * rows))
+    assert time.process_time() - start < 0.5
+
+
+def test_oversized_layout_text_and_files_are_refused_unread(tmp_path: Path) -> None:
+    # A layout file or text of more than 64 KiB cannot hold a 10x10 grid: refused without parsing.
+    big = tmp_path / "big.json"
+    big.write_text("[" * 200_000)
+    with pytest.raises(ValueError, match=r"option layout: layout file .*big\.json.* too big"):
+        load(2, layout=str(big))
+    with pytest.raises(ValueError, match="option layout: layout text has 200001 characters"):
+        load(2, layout="[" * 200_001)
+    with pytest.raises(ValueError, match="option layout: layout text is nested too deeply"):
+        load(2, layout="[" * 30_000 + "]" * 30_000)
+
+
 @pytest.mark.parametrize(("options", "name"), [({"turn_limit": 0}, "turn_limit"),
                                                ({"turn_limit": "many"}, "turn_limit"),
                                                ({"colour": "red"}, "colour"),
@@ -547,6 +585,21 @@ def test_malformed_positions_say_what_is_wrong(change: dict, message: str) -> No
     data.update(change)
     with pytest.raises(ValueError, match=message):
         load(2).state_from_json(data)
+
+
+def test_to_move_at_over_is_any_whole_number() -> None:
+    # RULES.md, "Reading a position": to_move at `over` is not fixed by the rules, so any whole
+    # number is read; the engine writes its own convention (a seat) back.
+    data = _start(2)
+    data.update(trophies=[6, 4], trophies_left=0, phase="over", turn=40)
+    for to_move, written in ((1, 1), (0, 0), (5, 0), (-3, 0)):
+        state = load(2).state_from_json(dict(data, to_move=to_move))
+        assert state.is_terminal() and state.returns() == [1.0, 0.0]
+        assert state.to_json() == dict(data, to_move=written)
+    with pytest.raises(ValueError, match="to_move"):
+        load(2).state_from_json(dict(data, to_move=None))  # not a whole number
+    with pytest.raises(ValueError, match="to_move"):
+        load(2).state_from_json(dict(_start(2), to_move=2))  # phase roll: to_move is the roller
 
 
 @pytest.mark.parametrize("key", ["rows", "cols", "layout", "board", "supply", "trophies",

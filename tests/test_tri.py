@@ -686,7 +686,9 @@ def test_corrupted_positions_raise_value_error(seed, key, junk):
         rebuilt = game.state_from_json(data)
     except ValueError:
         return
-    assert rebuilt.to_json()[key] == junk or key == "hands"
+    # hands are written sorted; to_move at the income roll is not fixed by the rules and is
+    # written back as ours (RULES.md Conventions, "Reading a position")
+    assert rebuilt.to_json()[key] == junk or key == "hands" or (key == "to_move" and data["phase"] == "income_roll")
 
 
 def test_counters_copied_by_clone():
@@ -705,3 +707,345 @@ def test_squares_closed_counter():
     state = load(position(owner={"1,1,N": 0, "1,1,E": 0, "1,1,S": 0, "3,3,N": 1}))
     play(state, "exp 1,1,W")
     assert state.counters()["squares_closed"] == 1 and state.is_closed(5)
+
+
+# --- reading positions (RULES.md Conventions, "Reading a position") ---------------------------
+
+
+def test_income_roll_reads_any_to_move_and_writes_its_own():
+    # Conventions: a reader accepts any well-typed to_move at a chance node and writes its own
+    # convention back. Card income: "After every third round the starting player rolls a die";
+    # ours: to_move is the first seat still in the game (seat 0 starts).
+    game = load_game("tri", players=3, size=4)
+    owner = {"0,0,N": 0, "2,2,N": 1, "3,3,S": 2}
+    for seat in (0, 1, 2):
+        state = game.state_from_json(position(players=3, owner=owner, to_move=seat, round=3, phase="income_roll"))
+        assert state.to_json()["to_move"] == 0 and state.current_player() == CHANCE
+        play(state, "income 6")  # 6 -> +4 for everyone
+        d = state.to_json()
+        assert (d["phase"], d["round"], d["to_move"]) == ("act", 4, 0)
+        assert d["hands"] == [[0, 2, 3, 4, 4]] * 3
+    # seat 0 out: the starting player is seat 1 (the first still in), whatever to_move says
+    owner = {"2,2,N": 1, "3,3,S": 2}
+    state = game.state_from_json(position(players=3, owner=owner, alive=[False, True, True], to_move=0,
+                                          round=6, phase="income_roll"))
+    assert state.to_json()["to_move"] == 1
+    play(state, "income 1")
+    assert state.to_json()["to_move"] == 1 and state.current_player() == 1
+    # ill-typed values are still refused
+    for bad, word in [("0", "to_move"), (3, "to_move"), (-1, "to_move"), (True, "to_move"), (None, "to_move")]:
+        with pytest.raises(ValueError, match=word):
+            game.state_from_json(position(players=3, owner=owner, alive=[False, True, True], to_move=bad,
+                                          round=6, phase="income_roll"))
+
+
+TIE_OWNER = fill_all(2, [0] * 6 + [1] * 5 + [2] * 5)  # a full size-2 board: seats 1 and 2 tied weakest
+
+
+@pytest.mark.parametrize(("to_move", "out", "next_seat", "next_round"), [
+    (0, 1, 2, 4), (0, 2, 1, 4), (1, 1, 2, 4), (1, 2, 0, 5), (2, 1, 0, 5), (2, 2, 0, 5)])
+def test_tiebreak_reads_any_to_move(to_move, out, next_seat, next_round):
+    # Conventions: to_move at a chance node is not fixed by the rules. Ours at a tiebreak: the
+    # seat whose turn filled the board; play goes on with the next seat still in the game after
+    # it, and "a round ends when the highest-numbered seat still in the game has played".
+    data = position(players=3, size=2, owner=TIE_OWNER, to_move=to_move, round=4, turn=20, phase="tiebreak")
+    state = load(data)  # written back as read
+    assert sorted(a - 12 for a in state.legal_actions()) == [1, 2]
+    play(state, f"out {out}")
+    d = state.to_json()
+    assert d["alive"] == [True, out != 1, out != 2]
+    assert (d["phase"], d["to_move"], d["round"], d["turn"]) == ("act", next_seat, next_round, 20)
+
+
+def test_tiebreak_with_to_move_a_seat_out_of_the_game():
+    # 4 players, seat 3 already out: to_move 3 is read like any other seat (play goes on after it:
+    # the round is over, seat 0 opens the next one).
+    seats = [0] * 6 + [1] * 5 + [2] * 5
+    data = position(players=4, size=2, owner=fill_all(2, seats), alive=[True, True, True, False],
+                    hands=[[0, 2, 3, 4]] * 3 + [[]], to_move=3, round=7, turn=30, phase="tiebreak")
+    state = load(data)
+    play(state, "out 2")
+    d = state.to_json()
+    assert (d["phase"], d["to_move"], d["round"]) == ("act", 0, 8)
+
+
+def test_over_reads_any_to_move():
+    # Conventions: any well-typed to_move at over, written back as read.
+    full = fill_all(2, [0] * 9 + [1] * 7)  # "no triangle is empty and only two players remain"
+    for seat in (0, 1):
+        state = load(position(size=2, owner=full, to_move=seat, phase="over"))
+        assert state.is_terminal() and state.returns() == [1.0, 0.0]
+    # one player remains ("or when one player remains"); to_move may be a seat that is out
+    state = load(position(players=3, owner={"0,0,N": 1}, alive=[False, True, False], to_move=2, phase="over",
+                          hands=[[], [0], []]))
+    assert state.returns() == [0.0, 1.0, 0.0]
+
+
+def test_battle_to_move_is_still_the_attacker():
+    # During a battle to_move is fixed by RULES.md ("to_move stays the attacker"), rolls included.
+    battle = {"attacker": 0, "defender": 1, "target": "1,2,W", "dice": 1, "step": "attacker_roll",
+              "attacker_roll": None, "defender_roll": None, "attacker_card": None, "defender_card": None}
+    data = position(owner={"1,1,E": 0, "1,2,W": 1}, phase="battle", battle=battle)
+    load(data)
+    with pytest.raises(ValueError, match="attacker"):
+        load_game("tri", players=2).state_from_json({**data, "to_move": 1})
+
+
+def test_over_refused_unless_the_game_has_ended():
+    # Issue 10: two players alive, 61 empty triangles, turn 3, phase "over" was accepted.
+    # "The game ends when no triangle is empty and only two players remain, or when one player
+    # remains"; reaching turn_limit ends it too (Conventions).
+    game = load_game("tri", players=2)
+    data = position(owner={"0,0,N": 0, "2,2,N": 1, "2,2,E": 1}, turn=3, phase="over")
+    with pytest.raises(ValueError, match="has not ended"):
+        game.state_from_json(data)
+    # the same position at the turn limit is a finished game: 2 units beat 1
+    state = load(data, turn_limit=3)
+    assert state.is_terminal() and state.returns() == [0.0, 1.0]
+    with pytest.raises(ValueError, match="beyond the turn limit"):
+        load_game("tri", players=2, turn_limit=2).state_from_json(data)
+    # a full board with three players left is not an end (the weakest goes out first)
+    with pytest.raises(ValueError, match="has not ended"):
+        load_game("tri", players=3, size=2).state_from_json(
+            position(players=3, size=2, owner=fill_all(2, [0] * 6 + [1] * 5 + [2] * 5), phase="over"))
+    # after the first round a player still in the game has units
+    with pytest.raises(ValueError, match="no unit"):
+        load_game("tri", players=3, size=2).state_from_json(
+            position(players=3, size=2, owner=fill_all(2, [0] * 8 + [1] * 8), phase="over"))
+    # a game ended by the turn limit in the placement round
+    state = load(position(players=3, owner={"0,0,N": 0, "2,2,N": 1}, round=1, turn=2, to_move=1, phase="over"),
+                 turn_limit=2)
+    assert state.returns() == [0.5, 0.5, 0.0]
+    with pytest.raises(ValueError, match="placement round"):
+        load_game("tri", players=3, size=4, turn_limit=2).state_from_json(
+            position(players=3, owner={"0,0,N": 0, "0,0,E": 0}, round=1, turn=2, phase="over"))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("teleport", ["claim", "move"])
+def test_every_position_of_whole_games_reads_back(players, teleport):
+    # Conventions: "Every position an engine writes, finished games included, is one that engine
+    # reads back." Whole random games on small boards, ended every way (full board, last player
+    # standing, turn limit), every position read back with the same legal actions.
+    rng = random.Random(players * 10 + len(teleport))
+    ends = {"limit": 0, "full": 0, "one": 0}
+    game_size = {2: 4, 3: 5, 4: 6}[players]  # Board (default)
+    for g_i in range(30):
+        size = (2, 3, 2, game_size)[g_i % 4]
+        limit = (8, 40, 1000, 2)[(g_i // 2) % 4]  # 2: the game ends in the placement round
+        if size == game_size:
+            limit = min(limit, 120)  # default boards: keep random games short
+        game = load_game("tri", players=players, size=size, turn_limit=limit,
+                         teleport=teleport, ties=("defender", "attacker")[g_i % 2])
+        state = game.new_initial_state()
+        while True:
+            d = state.to_json()
+            rebuilt = game.state_from_json(json.loads(json.dumps(d)))
+            assert rebuilt.to_json() == d
+            assert rebuilt.legal_actions() == state.legal_actions()
+            assert rebuilt.current_player() == state.current_player()
+            if state.is_terminal():
+                break
+            state.apply_action(random_step(state, rng))
+        assert rebuilt.returns() == state.returns()
+        if d["turn"] >= limit:
+            ends["limit"] += 1
+        elif sum(d["alive"]) == 1:
+            ends["one"] += 1
+        else:
+            ends["full"] += 1
+    assert ends["limit"] and (ends["full"] or ends["one"])
+
+
+# --- option teleport ("claim" | "move") -------------------------------------------------------
+
+
+def test_teleport_option_default_values_and_action_space():
+    # RULES.md TRI: Option `teleport`: "claim" (default) or "move"; anything else -> ValueError naming it.
+    assert load_game("tri", players=2).options["teleport"] == "claim"
+    assert load_game("tri", players=2, teleport="move").options["teleport"] == "move"
+    for bad in ("jump", "", None, True, "MOVE"):
+        with pytest.raises(ValueError, match="teleport"):
+            load_game("tri", players=2, teleport=bad)
+    # size 4: T = 64 triangles, S = 16 squares. "claim" keeps its action space (and every int);
+    # "move" has one teleport per (square, side that leaves, target): 4 * 16 * 64.
+    assert load_game("tri", players=2, teleport="claim").num_distinct_actions() == 16 + 4 * 64 + 16 * 64 + 4 + 1
+    assert load_game("tri", players=2, teleport="move").num_distinct_actions() == 16 + 4 * 64 + 4 * 16 * 64 + 4 + 1
+    claim = load(position(owner={**square(1, 1, 0), "3,3,N": 1})).action_from_json(
+        {"teleport": {"square": [1, 1], "to": [3, 3, "E"]}})
+    assert claim == 16 + 4 * 64 + 5 * 64 + (3 * 4 + 3) * 4 + 1  # 16 + 4T + s*T + t, as before the option
+
+
+def test_teleport_option_in_records_only_when_not_the_default():
+    # records and golden playthroughs written before the option existed stay unchanged
+    assert "teleport" not in load_game("tri", players=2).record_options()
+    assert load_game("tri", players=2, teleport="move").record_options()["teleport"] == "move"
+    game = load_game("tri", players=2, size=2, teleport="move")
+    rng = random.Random(5)
+    state = game.new_initial_state()
+    record = Record.start(game)
+    while not state.is_terminal():
+        a = random_step(state, rng)
+        record.add(state, a)
+        state.apply_action(a)
+    replayed = Record.loads(record.dumps()).replay()
+    assert replayed.to_json() == state.to_json() and replayed.game.options["teleport"] == "move"
+
+
+def move_state(owner=None, **kw) -> TriState:
+    return load(position(owner=owner if owner is not None else {**square(1, 1, 0), "3,3,N": 1}, **kw),
+                teleport="move")
+
+
+def test_teleport_move_unit_leaves_the_chosen_side_and_the_square_opens():
+    # teleport "move": "one of the square's four triangles, chosen by the player, becomes empty
+    # and its unit appears on the target, so the square opens"
+    state = move_state()
+    play(state, "tp 1,1,E>3,3,E")
+    d = state.to_json()
+    assert d["owner"] == {"1,1,N": 0, "1,1,S": 0, "1,1,W": 0, "3,3,N": 1, "3,3,E": 0}
+    assert d["teleports_used"] == ["1,1"] and d["to_move"] == 1 and d["turn"] == 11
+    assert state.units() == [4, 1] and not state.is_closed(5)
+    assert state.counters()["teleports"] == 1
+
+
+def test_teleport_move_every_side_and_empty_target():
+    # the four sides of the closed square, times every empty triangle (not the square's own:
+    # they are not empty); nothing else changes hands
+    state = move_state()
+    tps = [s for s in legal_strings(state) if s.startswith("tp")]
+    assert len(tps) == 4 * (64 - 5)
+    assert {s.split(">")[0] for s in tps} == {"tp 1,1,N", "tp 1,1,E", "tp 1,1,S", "tp 1,1,W"}
+    assert not any(">1,1," in s or ">3,3,N" in s for s in tps)
+    before = state.to_json()
+    with pytest.raises(IllegalActionError):  # well-formed, not legal: the target is not empty
+        state.apply_json({"teleport": {"square": [1, 1], "to": [1, 1, "N"], "from": "E"}})
+    assert state.to_json() == before
+
+
+def test_teleport_move_opened_square_can_be_attacked_and_entered():
+    # "Closed square ... Its triangles cannot be attacked": once the unit has left, they can,
+    # and the emptied triangle can be claimed by a neighbour.
+    owner = {**square(1, 1, 0), "1,2,W": 1, "0,1,S": 1}
+    state = move_state(owner, to_move=1)
+    assert not any(s.startswith("atk") for s in legal_strings(state))  # the square is closed
+    play(state, "exp 1,2,N", "tp 1,1,N>3,3,S")
+    moves = legal_strings(state)
+    assert "atk 1,1,E" in moves and "exp 1,1,N" in moves
+
+
+def test_teleport_move_once_per_square_position():
+    # "each square position grants this once per game", with "move" too: closing the square
+    # again does not give a second teleport
+    state = move_state({**square(1, 1, 0), "3,3,N": 1})
+    play(state, "tp 1,1,N>3,0,S", "exp 3,3,E", "exp 1,1,N")
+    assert state.is_closed(5) and state.to_json()["to_move"] == 1
+    play(state, "exp 3,3,S")
+    assert not any(s.startswith("tp") for s in legal_strings(state))
+    assert state.counters()["squares_closed"] == 1  # closed again by the expand (read from JSON at 0)
+
+
+def test_teleport_move_keeps_the_units_so_nobody_is_out():
+    # A player whose only units are a closed square moves one: still four units, still in; the
+    # board's empty count does not change, so a teleport never fills the board.
+    state = move_state({**square(0, 0, 0), "2,2,N": 1, "2,2,E": 1}, players=2)
+    empty = state.empty
+    play(state, "tp 0,0,S>3,3,W")
+    assert state.units() == [4, 2] and state.to_json()["alive"] == [True, True] and state.empty == empty
+
+
+def test_teleport_move_json_and_text():
+    state = move_state()
+    a = state.action_from_json({"teleport": {"square": [1, 1], "to": [3, 1, "W"], "from": "S"}})
+    assert state.action_to_json(a) == {"teleport": {"square": [1, 1], "to": [3, 1, "W"], "from": "S"}}
+    assert state.action_to_string(a) == "tp 1,1,S>3,1,W"
+    assert state.action_from_string("tp 1,1,s>3,1,w") == a
+    assert state.action_from_string(json.dumps(state.action_to_json(a))) == a
+    for aa in state.legal_actions():
+        j = state.action_to_json(aa)
+        assert state.action_from_json(json.loads(json.dumps(j))) == aa
+        assert state.action_from_string(state.action_to_string(aa)) == aa
+    for bad, word in [({"square": [1, 1], "to": [3, 1, "W"]}, "from"),
+                      ({"square": [1, 1], "to": [3, 1, "W"], "from": "X"}, "side"),
+                      ({"square": [1, 1], "to": [3, 1, "W"], "from": 0}, "side"),
+                      ({"square": [1, 1], "to": [3, 1, "W"], "from": "N", "extra": 1}, "teleport")]:
+        with pytest.raises(IllegalActionError, match=word):
+            state.action_from_json({"teleport": bad})
+    for text in ("tp 1,1>3,1,W", "tp 1,1,N,E>3,1,W", "tp 1,1,Q>3,1,W"):
+        with pytest.raises(IllegalActionError):
+            state.action_from_string(text)
+    # under "claim" a teleport has no "from"
+    claim = load(position(owner={**square(1, 1, 0), "3,3,N": 1}))
+    with pytest.raises(IllegalActionError, match="only used with the option"):
+        claim.action_from_json({"teleport": {"square": [1, 1], "to": [3, 1, "W"], "from": "S"}})
+    with pytest.raises(IllegalActionError):
+        claim.action_from_string("tp 1,1,S>3,1,W")
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "mcts:iterations=12:cap=4", "random"])
+def test_agents_play_teleport_move_games_to_the_end(spec):
+    from ludoteca.agents import make_agent
+
+    # a forced teleport: every neighbour of seat 0's closed square lies in a closed square of seat 1
+    owner = {**square(1, 1, 0), **square(0, 1, 1), **square(2, 1, 1), **square(1, 0, 1), **square(1, 2, 1)}
+    state = move_state(owner)
+    agent = make_agent(spec, seed=3, game="tri")
+    a = agent.step(state)
+    assert a in state.legal_actions() and "from" in state.action_to_json(a)["teleport"]
+    # whole games, two and three players
+    for players, seed in ((2, 1), (3, 2)):
+        game = load_game("tri", players=players, size=3, teleport="move", turn_limit=200)
+        agents = [make_agent(spec, seed=seed + k, game="tri") for k in range(players)]
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                a = sample_chance(state, rng)
+            else:
+                a = agents[state.current_player()].step(state)
+                assert a in state.legal_actions()
+            state.apply_action(a)
+        assert sum(state.returns()) == pytest.approx(1.0)
+
+
+def test_random_teleport_move_games_conserve_units():
+    # with "move" a teleport changes no count: units and empty triangles are conserved by it
+    rng = random.Random(11)
+    teleports = 0
+    for _ in range(10):
+        game = load_game("tri", players=2, size=3, teleport="move")
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            a = random_step(state, rng)
+            is_tp = not state.is_chance_node() and "teleport" in state.action_to_json(a)
+            units, empty, p = sum(state.units()), state.empty, state.current_player()
+            state.apply_action(a)
+            if is_tp:
+                teleports += 1
+                assert sum(state.units()) == units and state.empty == empty and state.to_json()["alive"][p]
+        assert sum(state.returns()) == pytest.approx(1.0)
+    assert teleports > 0
+
+
+@pytest.mark.parametrize("teleport", ["claim", "move"])
+def test_heuristic_bulk_teleport_scoring_agrees_with_scoring_each_action(teleport):
+    # the MCTS rollout policy and move ranking score teleports in bulk (one score per target and
+    # per square side); they must pick exactly what scoring every legal action one by one picks
+    from ludoteca.agents.heuristics import tri as h
+
+    rng = random.Random(7)
+    checked = 0
+    for seed in range(12):
+        game = load_game("tri", players=2 + seed % 2, size=3 + seed % 2, teleport=teleport)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.phase == 1:  # act
+                legal = state.legal_actions()
+                p = state.current_player()
+                naive = max(legal, key=lambda a: h._quick(state, p, a))
+                assert h.best_quick(state, p, legal) == naive
+                ranked = sorted(legal, key=lambda a: -h._quick(state, p, a))
+                assert h.candidates(state, 8) == (ranked[:8] if len(legal) > 8 else legal)
+                checked += any(game.TELEPORT <= a < game.CARD for a in legal)
+            state.apply_action(random_step(state, rng))
+    assert checked > 20

@@ -26,7 +26,7 @@ from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.game import Game, State
 from ludoteca.core.jsonutil import need, need_choice, need_int, need_per_seat
-from ludoteca.core.options import Option, as_bool, as_int
+from ludoteca.core.options import Option, as_int
 
 VALUES = (5, 10, 20, 50)
 """Coin values in cents, by value index."""
@@ -60,6 +60,25 @@ CHANCE_ACTIONS = [0, 1, 2, 3, 4, 5]
 CHANCE_OUTCOMES = [(i, 1.0 / 6.0) for i in range(6)]
 
 
+START_COIN_CHOICES = ("round", "game", "never")
+"""Values of the ``start_coin`` option (RULES.md): when each player takes a 5-cent coin."""
+START_COIN_ALIASES: dict[str, str] = {"true": "round", "false": "never"}
+
+
+def _resolve_start_coin(value: Any, _: Mapping[str, Any]) -> str:
+    """``start_coin``: "round" (also true), "game" or "never" (also false); canonical text back."""
+    if isinstance(value, bool):
+        return "round" if value else "never"
+    if isinstance(value, str):
+        text = value.strip().lower()
+        text = START_COIN_ALIASES.get(text, text)
+        if text in START_COIN_CHOICES:
+            return text
+    raise ValueError(
+        f"expected \"round\" (or true), \"game\" or \"never\" (or false), got {value!r}"
+    )
+
+
 class ExactlyGame(Game):
     """exactly: move coins between piles to hold exactly one euro; three euros win.
 
@@ -74,8 +93,9 @@ class ExactlyGame(Game):
     min_players = 2
     max_players = 6
     OPTIONS = (
-        Option("start_coin", "each player takes a 5-cent coin at the start of the game and of every round",
-               True, as_bool),
+        Option("start_coin", "when each player takes a 5-cent coin: \"round\" (start of the game and of every "
+               "round; also true), \"game\" (start of the game only) or \"never\" (also false)",
+               "round", _resolve_start_coin),
         Option("turn_limit", "the game ends after this many player turns; most euros win", 1000, as_int(1)),
     )
 
@@ -83,7 +103,7 @@ class ExactlyGame(Game):
         n = self.num_players
         p = n + 1
         self.piles = p
-        self.start_coin: bool = self.options["start_coin"]
+        self.start_coin: str = self.options["start_coin"]
         self.turn_limit: int = self.options["turn_limit"]
         size = MOVE_BASE + 4 * p * p
         self._size = size
@@ -113,7 +133,7 @@ class ExactlyGame(Game):
 
     def new_initial_state(self) -> ExactlyState:
         s = ExactlyState(self)
-        s._new_round()
+        s._new_round(first=True)
         s.phase = START_ROLL
         s.ro_seats = list(range(self.num_players))
         s.ro_rolls = []
@@ -149,15 +169,17 @@ class ExactlyState(State):
         self.c_rounds = self.c_euros = self.c_question = self.c_cap = 0
 
     # --- internals ---------------------------------------------------------------------
-    def _new_round(self) -> None:
-        """All coins in the bank, then (option start_coin) one 5-cent coin to each player."""
+    def _new_round(self, first: bool = False) -> None:
+        """All coins in the bank, then (option start_coin) one 5-cent coin to each player.
+
+        ``first``: the start of the game (``start_coin="game"`` deals the coin only then)."""
         g = self.game
         p = g.piles
         counts = [0] * (4 * p)
         for v in range(4):
             counts[v * p] = COINS_PER_VALUE
         totals = [0] * p
-        if g.start_coin:
+        if g.start_coin == "round" or (first and g.start_coin == "game"):
             # 10 five-cent coins, at most 6 players: the bank never runs out.
             counts[0] -= g.num_players
             for s in range(1, p):
@@ -570,9 +592,16 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
     euros = need_per_seat(data, "euros", n, 0, WIN_EUROS, noun="count")
     if sum(euros) > EUROS_TOTAL:
         raise ValueError(f"euros total {sum(euros)}, but there are only {EUROS_TOTAL} tokens")
-    to_move = need_int(need(data, "to_move", int), "to_move", 0, n - 1)
     phase_name = need(data, "phase", str)
     phase = need_choice(phase_name, "phase", PHASES)
+    to_move = need_int(need(data, "to_move", int), "to_move")
+    # RULES.md, "Reading a position": to_move at `over`, and during a roll-off whose rolls are
+    # given, is not fixed by the rules: any whole number is read, and this engine writes its own.
+    loose_to_move = phase == OVER or (phase == START_ROLL and data.get("rolloff") is not None)
+    if not loose_to_move:
+        to_move = need_int(to_move, "to_move", 0, n - 1)
+    elif not 0 <= to_move < n:
+        to_move = 0
     if "roll" not in data:
         raise ValueError("position is missing the key 'roll'")
     roll = data["roll"]
@@ -618,11 +647,7 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
             ro_rolls = [_face_from_json(x, f"rolloff.rolls[{i}]") for i, x in enumerate(rolls_json)]
             if len(ro_rolls) >= len(ro_seats):
                 raise ValueError("rolloff.rolls must be shorter than rolloff.seats (someone is still to roll)")
-            if to_move != ro_seats[len(ro_rolls)]:
-                raise ValueError(
-                    f"to_move must be the next seat to roll in the roll-off, {ro_seats[len(ro_rolls)]}, "
-                    f"not {to_move}"
-                )
+            to_move = ro_seats[len(ro_rolls)]  # the next seat to roll, whatever to_move said
     elif rolloff is not None:
         raise ValueError(f"rolloff must be null outside phase start_roll, not {rolloff!r}")
 

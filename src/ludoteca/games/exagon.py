@@ -53,6 +53,12 @@ PHASES = ("deal", "opening", "turn", "over")
 IN_TABLE, ASIDE, UNDEALT = -1, -2, -3
 """Owner codes of tiles not in a hand."""
 
+MAX_TILES = 100
+"""Most tiles in a set (default bound; the seed has 40). The table window, and with it the action
+space, grows with the square of the tile count: 100 tiles take about 0.2 s and 25 MB to set up."""
+MAX_TILES_BYTES = 1024 * 1024
+"""Largest tile-set JSON text or file read (the default 40-tile set takes about 4 KB)."""
+
 WIN_POINTS = 20
 TOURNAMENT_TARGET = 50
 JOLLY_PENALTY = 3
@@ -98,6 +104,8 @@ def validate_tiles(data: Any, players: int | None = None, as_set: bool = True) -
         raise ValueError(f"the tile set must be a list of tiles, not {type(data).__name__}")
     if not data:
         raise ValueError("the tile set is empty")
+    if len(data) > MAX_TILES:
+        raise ValueError(f"the tile set has {len(data)} tiles; a set has at most {MAX_TILES}")
     out: list[dict[str, Any]] = []
     seen_ids: dict[int, int] = {}
     shapes: dict[tuple[int, ...], int] = {}
@@ -169,11 +177,17 @@ def load_tiles(value: Any, players: int | None = None) -> list[dict[str, Any]]:
         text = value.strip()
         if text.startswith(("[", "{")):
             source = "the tiles JSON text"
+            if len(text) > MAX_TILES_BYTES:
+                raise ValueError(f"{source} has {len(text)} characters; at most {MAX_TILES_BYTES}")
         else:
             path = Path(value)
             source = f"tiles file {str(path)!r}"
             try:
-                text = path.read_text(encoding="utf-8")
+                with path.open("rb") as f:
+                    raw = f.read(MAX_TILES_BYTES + 1)  # never more: a huge file costs nothing
+                if len(raw) > MAX_TILES_BYTES:
+                    raise ValueError(f"{source} is too big: a tiles file holds at most {MAX_TILES_BYTES} bytes")
+                text = raw.decode("utf-8")
             except FileNotFoundError:
                 raise ValueError(f"{source} not found") from None
             except IsADirectoryError:
@@ -184,6 +198,8 @@ def load_tiles(value: Any, players: int | None = None) -> list[dict[str, Any]]:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{source} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        except RecursionError:
+            raise ValueError(f"{source} is nested too deeply to be a tile list") from None
     if isinstance(value, Mapping) and "tiles" in value:
         value = value["tiles"]
     if isinstance(value, tuple):
@@ -351,10 +367,10 @@ class ExagonGame(Game):
                 clock = _resolve_clock(data["clock"], {})
             except ValueError as exc:
                 raise ValueError(f"position['clock']: {exc}") from None
-        elif time_left is None and data.get("phase") not in ("deal", "opening"):
-            clock = None
+        elif data.get("phase") in ("deal", "opening"):
+            clock = self.clock  # time_left says nothing about the clock before the first turn
         elif time_left is None:
-            clock = self.clock
+            clock = None
         else:
             clock = self.clock if self.clock is not None else 60
         clock = None if clock is None else float(clock)
@@ -540,13 +556,7 @@ class ExagonState(State):
         elif action < g.give0:
             self._place(action)
         elif action < g.stop_action:
-            t, seat = divmod(action - g.give0, g.num_players)
-            self.hands[self.to_move].remove(t)
-            self.hands[seat].append(t)
-            self.owner[t] = seat
-            self.bonus -= 1
-            self.counts["bonuses_spent"] += 1
-            self.counts["tiles_given"] += 1
+            self._give(action)
         elif action == g.stop_action:
             self._end_turn()
         else:  # pass
@@ -688,6 +698,22 @@ class ExagonState(State):
             else:
                 self._end_turn()
 
+    def _give(self, action: int) -> None:
+        """Spend a bonus to give a tile; giving away one's last tile wins at once (RULES.md, End)."""
+        g = self.game
+        t, seat = divmod(action - g.give0, g.num_players)
+        p = self.to_move
+        hand = self.hands[p]
+        hand.remove(t)
+        self.hands[seat].append(t)
+        self.owner[t] = seat
+        self.bonus -= 1
+        self.counts["bonuses_spent"] += 1
+        self.counts["tiles_given"] += 1
+        if not hand:
+            self.turn += 1  # the winning turn is completed, as with a last tile placed
+            self._finish([p], "last_tile")
+
     def _end_turn(self, timeout: bool = False) -> None:
         g = self.game
         self.turn += 1
@@ -719,6 +745,10 @@ class ExagonState(State):
 
     def _finish(self, winners: list[int], reason: str) -> None:
         self.counts["end"] = reason
+        # The turn in progress ends with the game: its counters go back to 0, so a finished game
+        # is written with placed_this_turn and bonus 0 whether it ended mid-turn or not.
+        self.placed = 0
+        self.bonus = 0
         if self.scores is None:
             self.phase = OVER
             self.result = {"winners": winners, "end": reason}
@@ -1002,13 +1032,24 @@ class ExagonState(State):
             missing = [tid for tid in g.ids if tid not in where_is]
             raise ValueError(f"tiles {missing} are in no hand, not on the table and not aside "
                              f"(hands + table + aside must hold every tile listed)")
-        to_move = need_int(need(data, "to_move", int), "position['to_move']", 0, n - 1)
+        # RULES.md, "Reading a position": the rules do not fix to_move at a chance node (the deal)
+        # or at `over`, nor the turn counters of a finished game: any whole number is read there,
+        # and this engine writes its own convention back (the seat dealt to next; counters 0).
+        to_move = need_int(need(data, "to_move", int), "position['to_move']")
+        if phase == DEAL:
+            to_move = dealt % n
+        elif phase == OVER:
+            to_move = to_move if 0 <= to_move < n else 0
+        else:
+            to_move = need_int(to_move, "position['to_move']", 0, n - 1)
         turn = need_int(need(data, "turn", int), "position['turn']", 0)
-        placed = need_int(need(data, "placed_this_turn", int), "position['placed_this_turn']", 0)
-        bonus = need_int(need(data, "bonus", int), "position['bonus']", 0)
+        placed = need_int(need(data, "placed_this_turn", int), "position['placed_this_turn']")
+        bonus = need_int(need(data, "bonus", int), "position['bonus']")
+        if phase == OVER:
+            placed = bonus = 0
+        placed = need_int(placed, "position['placed_this_turn']", 0)
+        bonus = need_int(bonus, "position['bonus']", 0)
         passes = need_int(data.get("passes", 0), "position['passes']", 0, n)
-        if phase == DEAL and to_move != dealt % n:
-            raise ValueError(f"during the deal to_move is the seat dealt to next ({dealt % n}), not {to_move}")
         if phase != TURN and (placed or bonus):
             raise ValueError("placed_this_turn and bonus are 0 outside the phase turn")
         if placed == 0 and bonus:
@@ -1021,10 +1062,16 @@ class ExagonState(State):
         if phase != OVER and turn >= g.turn_limit:
             raise ValueError(f"turn {turn} reaches the turn limit {g.turn_limit}: the phase should be over")
         time_left, carry = data["time_left"], data["carry"]
-        if g.clock is None or phase in (DEAL, OPENING):
+        if phase in (DEAL, OPENING):
+            # Not fixed by the rules during the deal and the opening (no hourglass runs then):
+            # any well-typed value (a number of seconds or null) is read, and null written back.
+            for key, v in (("time_left", time_left), ("carry", carry)):
+                if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
+                    raise ValueError(f"position[{key!r}] must be a number of seconds or null, not {v!r}")
+            time_left = carry = None
+        elif g.clock is None:
             if time_left is not None or carry is not None:
-                why = "without a clock" if g.clock is None else "the opening steps have no clock:"
-                raise ValueError(f"{why} time_left and carry are null")
+                raise ValueError("without a clock time_left and carry are null")
         elif phase == OVER and time_left is None and carry is None:
             pass  # the game ended during the opening, before the hourglass started
         else:

@@ -49,6 +49,13 @@ DEFAULT_BOARD: tuple[tuple[int, ...], ...] = (
 AREA_BY_PLAYERS: dict[int, tuple[int, int]] = {2: (3, 3), 3: (3, 4), 4: (4, 4), 5: (5, 5)}
 """(rows, cols) of the board area by player count (seed)."""
 
+MAX_SIDE = 10
+"""Most rows and most columns of a ``layout`` (default bound; RULES.md fixes only "at least 3x3").
+The action space grows with the fourth power of the side (moves are cell pairs), so a bound keeps
+every game small: 10x10 has 100 cells and 10,207 action ids."""
+MAX_LAYOUT_BYTES = 64 * 1024
+"""Largest layout JSON text or file read (a 10x10 grid takes a few hundred bytes)."""
+
 ROLL, ACT, OVER = 0, 1, 2
 PHASES = ("roll", "act", "over")
 SEAT_LETTERS = "ABCDE"
@@ -65,7 +72,14 @@ def default_layout(players: int) -> list[list[int]]:
 def _read_layout_file(path: str | os.PathLike[str]) -> Any:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as f:
+            raw = f.read(MAX_LAYOUT_BYTES + 1)  # never more: a huge file costs nothing
+        if len(raw) > MAX_LAYOUT_BYTES:
+            raise ValueError(
+                f"layout file {str(p)!r} is too big: a layout file holds at most {MAX_LAYOUT_BYTES} bytes "
+                f"(a grid of at most {MAX_SIDE}x{MAX_SIDE})"
+            )
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ValueError(f"layout file {str(p)!r} not found") from None
     except IsADirectoryError:
@@ -79,6 +93,8 @@ def _read_layout_file(path: str | os.PathLike[str]) -> Any:
         raise ValueError(
             f"layout file {str(p)!r} is not valid JSON: {exc.msg} (line {exc.lineno})"
         ) from None
+    except RecursionError:
+        raise ValueError(f"layout file {str(p)!r} is nested too deeply to be a grid") from None
 
 
 def parse_layout(value: Any, resolved: Mapping[str, Any]) -> list[list[int]]:
@@ -92,17 +108,27 @@ def parse_layout(value: Any, resolved: Mapping[str, Any]) -> list[list[int]]:
     if isinstance(value, os.PathLike):
         value = _read_layout_file(value)
     elif isinstance(value, str):
+        if len(value) > MAX_LAYOUT_BYTES:
+            raise ValueError(
+                f"layout text has {len(value)} characters; at most {MAX_LAYOUT_BYTES} "
+                f"(a grid of at most {MAX_SIDE}x{MAX_SIDE})"
+            )
         text = value.strip()
         if text.startswith(("[", "{")):
             try:
                 value = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"layout text is not valid JSON: {exc.msg}") from None
+            except RecursionError:
+                raise ValueError("layout text is nested too deeply to be a grid") from None
         elif not text:
             raise ValueError("layout is an empty string; give a grid, JSON text or a file path")
         else:
             value = _read_layout_file(text)
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        shape = getattr(value, "shape", None)
+        if isinstance(shape, tuple) and any(isinstance(k, int) and k > MAX_SIDE for k in shape):
+            raise ValueError(f"a layout has at most {MAX_SIDE} rows and {MAX_SIDE} columns, not {shape}")
         value = value.tolist()  # e.g. a numpy array
     if isinstance(value, Mapping):
         if "layout" not in value:
@@ -112,19 +138,25 @@ def parse_layout(value: Any, resolved: Mapping[str, Any]) -> list[list[int]]:
 
 
 def validate_grid(grid: Any) -> list[list[int]]:
-    """Check a layout grid: rectangular, at least 3x3, numbers 3 to 6. Returns a copy."""
+    """Check a layout grid: rectangular, 3x3 to 10x10, numbers 3 to 6. Returns a copy.
+
+    Sizes are checked before any row is copied, so an oversized grid costs nothing."""
     if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence):
         raise ValueError(
-            f"a layout is a grid (a list of rows of numbers 3-6), JSON text or a file path, not {grid!r}"
+            f"a layout is a grid (a list of rows of numbers 3-6), JSON text or a file path, not {_short(grid)}"
         )
+    if len(grid) < 3:
+        raise ValueError(f"a layout needs at least 3 rows, got {len(grid)}")
+    if len(grid) > MAX_SIDE:
+        raise ValueError(f"a layout has at most {MAX_SIDE} rows, got {len(grid)}")
     rows = list(grid)
-    if len(rows) < 3:
-        raise ValueError(f"a layout needs at least 3 rows, got {len(rows)}")
     out: list[list[int]] = []
     width: int | None = None
     for r, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not isinstance(row, Sequence):
-            raise ValueError(f"layout row {r} must be a list of numbers, not {row!r}")
+            raise ValueError(f"layout row {r} must be a list of numbers, not {_short(row)}")
+        if len(row) > MAX_SIDE:
+            raise ValueError(f"a layout has at most {MAX_SIDE} columns, but row {r} has {len(row)}")
         row = list(row)
         if width is None:
             width = len(row)
@@ -141,6 +173,12 @@ def validate_grid(grid: Any) -> list[list[int]]:
     return out
 
 
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters (error messages about huge values stay short)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 # --- the game ---------------------------------------------------------------------------
 
 class TohmGame(Game):
@@ -153,7 +191,7 @@ class TohmGame(Game):
     OPTIONS = (
         Option(
             "layout",
-            "the board: a rectangular grid (>= 3x3) of numbers 3-6, as a list of rows, JSON text "
+            "the board: a rectangular grid (3x3 to 10x10) of numbers 3-6, as a list of rows, JSON text "
             "or a path to a JSON file; default the RULES.md 5x5 board cut to the player count "
             "(2: 3x3, 3: 3 rows x 4 cols, 4: 4x4, 5: 5x5). A given grid is the whole board.",
             default=lambda resolved: default_layout(resolved["players"]),
@@ -278,9 +316,15 @@ class TohmGame(Game):
             raise ValueError(
                 f"trophies given ({sum(trophies)}) plus trophies_left ({left}) must be {TROPHIES}"
             )
-        to_move = need_int(need(data, "to_move", int), "to_move", 0, n - 1)
         phase_name = need(data, "phase", str)
         phase = need_choice(phase_name, "phase", PHASES)
+        to_move = need_int(need(data, "to_move", int), "to_move")
+        if phase != OVER:
+            to_move = need_int(to_move, "to_move", 0, n - 1)
+        elif not 0 <= to_move < n:
+            # RULES.md, "Reading a position": to_move at `over` is not fixed by the rules; any whole
+            # number is read, and this engine writes its own convention (a seat) back.
+            to_move = 0
         if "roll" not in data:
             raise ValueError("position is missing the key 'roll'")
         roll = data["roll"]

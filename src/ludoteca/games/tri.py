@@ -5,9 +5,12 @@ Rules: ``/work/shared/RULES.md`` section 2 and ``docs/rules/tri.md`` (every gap 
 Encoding (``T = 4 * size * size`` triangles, ``S = size * size`` squares; triangle index
 ``t = (row * size + col) * 4 + d`` with ``d`` 0..3 for N, E, S, W):
 
-* player actions: ``place t`` = ``t``; ``expand t`` = ``T + t``; ``attack t`` = ``2T + t``;
-  ``void t`` = ``3T + t``; ``teleport (square s, to t)`` = ``4T + s*T + t``;
-  ``card v`` = ``4T + S*T + i`` with ``i`` the index of ``v`` in ``(0, 2, 3, 4)``; ``pass`` last.
+* player actions, from ``16`` up (above every chance outcome): ``place t`` = ``16 + t``;
+  ``expand t`` = ``16 + T + t``; ``attack t`` = ``16 + 2T + t``; ``void t`` = ``16 + 3T + t``;
+  ``teleport (square s, from side f, to t)`` = ``16 + 4T + (f*S + s)*T + t`` with ``f`` 0..3 for
+  N, E, S, W under option ``teleport="move"`` and ``f = 0`` under ``"claim"`` (no ``from``);
+  then ``card v`` = ``CARD + i`` with ``i`` the index of ``v`` in ``(0, 2, 3, 4)``; ``pass`` last.
+  So ``"claim"`` keeps the action space it always had, and ``"move"`` adds ``3*S*T`` teleports.
 * chance outcomes: ``roll v`` = ``v - 1`` (0..5); ``income f`` = ``5 + f`` (6..11);
   ``out seat`` = ``12 + seat``.
 """
@@ -94,12 +97,16 @@ class TriGame(Game):
                "defender", one_of("defender", "attacker")),
         Option("turn_limit", "the game ends after this many player turns; leaders by units share",
                1000, as_int(1)),
+        Option("teleport", "what a closed square's teleport does: 'claim' an empty triangle (the square "
+               "stays closed) or 'move' one of the square's four units there (the square opens)",
+               "claim", one_of("claim", "move")),
     )
 
     def _setup(self) -> None:
         n = self.size = self.options["size"]
         self.ties_attacker = self.options["ties"] == "attacker"
         self.turn_limit = self.options["turn_limit"]
+        self.teleport_move = self.options["teleport"] == "move"
         self.T = T = 4 * n * n
         self.S = S = n * n
         self.PLACE = P0 = PLAYER0
@@ -107,7 +114,8 @@ class TriGame(Game):
         self.ATTACK = P0 + 2 * T
         self.VOID = P0 + 3 * T
         self.TELEPORT = P0 + 4 * T
-        self.CARD = P0 + 4 * T + S * T
+        # one block of S*T teleports per side a unit can leave from ("move"), else one ("claim")
+        self.CARD = self.TELEPORT + (4 if self.teleport_move else 1) * S * T
         self.PASS = self.CARD + 4
         self.n_actions = self.PASS + 1
         nb: list[tuple[int, int, int]] = []
@@ -130,6 +138,26 @@ class TriGame(Game):
 
     def num_distinct_actions(self) -> int:
         return self.n_actions
+
+    def record_options(self) -> dict[str, Any]:
+        """The options, without ``teleport`` when it is the default ``"claim"``: records, lab
+        results and golden playthroughs written before the option existed stay as they were
+        (and read back as ``"claim"``)."""
+        options = dict(self.options)
+        if options["teleport"] == "claim":
+            del options["teleport"]
+        return options
+
+    def teleport_action(self, square: int, side: int, target: int) -> int:
+        """The int of a teleport from ``square`` to triangle ``target``; ``side`` (0..3 for N, E,
+        S, W) is the triangle that leaves under ``teleport="move"``, and must be 0 under "claim"."""
+        return self.TELEPORT + (side * self.S + square) * self.T + target
+
+    def teleport_parts(self, action: int) -> tuple[int, int, int]:
+        """``(square, side, target)`` of a teleport int (side 0 under ``teleport="claim"``)."""
+        rest, target = divmod(action - self.TELEPORT, self.T)
+        side, square = divmod(rest, self.S)
+        return square, side, target
 
     def max_chance_outcomes(self) -> int:
         return OUT0 + self.num_players
@@ -267,10 +295,11 @@ class TriState(State):
                            and owner[t + 3] == p]
                 if squares:
                     empties = [u for u, o in enumerate(owner) if o < 0]
-                    T = g.T
-                    for s in sorted(squares):
-                        base = g.TELEPORT + s * T
-                        res.extend([base + u for u in empties])
+                    squares.sort()
+                    for side in range(4 if g.teleport_move else 1):  # ascending ints
+                        for s in squares:
+                            base = g.teleport_action(s, side, 0)
+                            res.extend([base + u for u in empties])
             if not res:
                 res.append(g.PASS)
             return res
@@ -342,8 +371,13 @@ class TriState(State):
                 self._counters[C_PASSES] += 1
                 self._end_turn()
             else:
-                s, t = divmod(a - g.TELEPORT, g.T)
+                s, side, t = g.teleport_parts(a)
                 self.used[s] = True
+                if g.teleport_move:  # the unit on that side leaves: the square opens
+                    u = 4 * s + side
+                    self.owner[u] = -1
+                    self.owned[p].discard(u)
+                    self.empty += 1
                 self._claim(t, p)
                 self._counters[C_TELEPORTS] += 1
                 self._end_turn()
@@ -569,8 +603,11 @@ class TriState(State):
         if action < g.TELEPORT:
             return {"void": g.tri_to_json(action - g.VOID)}
         if action < g.CARD:
-            s, t = divmod(action - g.TELEPORT, g.T)
-            return {"teleport": {"square": [s // g.size, s % g.size], "to": g.tri_to_json(t)}}
+            s, side, t = g.teleport_parts(action)
+            tp: dict[str, Any] = {"square": [s // g.size, s % g.size], "to": g.tri_to_json(t)}
+            if g.teleport_move:
+                tp["from"] = DIRS[side]
+            return {"teleport": tp}
         if action < g.PASS:
             return {"card": CARD_VALUES[action - g.CARD]}
         return {"pass": True}
@@ -605,13 +642,7 @@ class TriState(State):
                 raise IllegalActionError(f"card must be 0, 2, 3 or 4, not {value!r}")
             return g.CARD + CARD_INDEX[value]
         if key == "teleport":
-            if not isinstance(value, Mapping) or set(value) != {"square", "to"}:
-                raise IllegalActionError(
-                    'teleport is written {"teleport": {"square": [r, c], "to": [r, c, "N"]}}, '
-                    f"not {json.dumps(dict(data), default=str)}")
-            s = g.square_from_json(value["square"], "teleport square")
-            t = g.tri_from_json(value["to"], "teleport to")
-            return g.TELEPORT + s * g.T + t
+            return _teleport_from_json(g, value)
         t = g.tri_from_json(value, key)
         base = {"place": g.PLACE, "expand": g.EXPAND, "attack": g.ATTACK, "void": g.VOID}[key]
         return base + t
@@ -718,7 +749,8 @@ class TriState(State):
             return f"{short} {value[0]},{value[1]},{value[2]}"
         if key == "teleport":
             sq, to = value["square"], value["to"]
-            return f"tp {sq[0]},{sq[1]}>{to[0]},{to[1]},{to[2]}"
+            side = f",{value['from']}" if "from" in value else ""  # teleport="move": the unit that leaves
+            return f"tp {sq[0]},{sq[1]}{side}>{to[0]},{to[1]},{to[2]}"
         if key == "pass":
             return "pass"
         return f"{key} {value}"
@@ -739,9 +771,10 @@ class TriState(State):
                  "card": "card", "pass": "pass", "roll": "roll", "income": "income", "out": "out"}
         key = names.get(word)
         if key is None:
+            tp = "tp 2,2,N>3,1,W" if self.game.teleport_move else "tp 2,2>3,1,W"
             raise IllegalActionError(
                 f"cannot read {text!r} as a TRI action (place 1,2,N | exp 1,2,E | atk 0,0,S | "
-                "tp 2,2>3,1,W | card 3 | void 1,1,N | pass | roll 5 | income 4 | out 1)")
+                f"{tp} | card 3 | void 1,1,N | pass | roll 5 | income 4 | out 1)")
         if key == "pass":
             if rest:
                 raise IllegalActionError(f"cannot read {text!r}: pass takes nothing after it")
@@ -753,12 +786,46 @@ class TriState(State):
                 raise IllegalActionError(f"cannot read {text!r}: {key} needs a whole number") from None
             return self.action_from_json({key: value})
         if key == "teleport":
-            if rest.count(">") != 1:
-                raise IllegalActionError(f"cannot read {text!r}: a teleport is written tp r,c>r,c,D")
-            sq, to = rest.split(">")
-            return self.action_from_json(
-                {"teleport": {"square": _parse_coords(sq, 2, text), "to": _parse_coords(to, 3, text)}})
+            return self._teleport_from_string(rest, text)
         return self.action_from_json({key: _parse_coords(rest, 3, text)})
+
+    def _teleport_from_string(self, rest: str, text: str) -> int:
+        """``r,c>r,c,D`` (claim) or ``r,c,F>r,c,D`` (teleport="move": F is the side that leaves)."""
+        move = self.game.teleport_move
+        form = "tp r,c,F>r,c,D (F: the side of the square whose unit leaves)" if move else "tp r,c>r,c,D"
+        if rest.count(">") != 1:
+            raise IllegalActionError(f"cannot read {text!r}: a teleport is written {form}")
+        sq, to = rest.split(">")
+        n_sq = sq.count(",") + 1
+        if n_sq != (3 if move else 2):
+            raise IllegalActionError(f"cannot read {text!r}: a teleport is written {form}")
+        square = _parse_coords(sq, n_sq, text)
+        value: dict[str, Any] = {"square": square[:2], "to": _parse_coords(to, 3, text)}
+        if move:
+            value["from"] = square[2]
+        return self.action_from_json({"teleport": value})
+
+
+def _teleport_from_json(g: TriGame, value: Any) -> int:
+    keys = {"square", "to", "from"} if g.teleport_move else {"square", "to"}
+    if not isinstance(value, Mapping) or set(value) != keys:
+        if g.teleport_move:
+            form = '{"teleport": {"square": [r, c], "to": [r, c, "N"], "from": "N"|"E"|"S"|"W"}}'
+            why = ' (with the option teleport="move", "from" names the side of the square that leaves)'
+        else:
+            form = '{"teleport": {"square": [r, c], "to": [r, c, "N"]}}'
+            why = ' ("from" is only used with the option teleport="move")'
+        raise IllegalActionError(f"teleport is written {form}, not "
+                                 f"{json.dumps({'teleport': value}, default=str)}{why}")
+    s = g.square_from_json(value["square"], "teleport square")
+    t = g.tri_from_json(value["to"], "teleport to")
+    side = 0
+    if g.teleport_move:
+        side = DIR_INDEX.get(value["from"]) if isinstance(value["from"], str) else None
+        if side is None:
+            raise IllegalActionError(f'teleport from: the side must be "N", "E", "S" or "W", '
+                                     f"not {json.dumps(value['from'], default=str)}")
+    return g.teleport_action(s, side, t)
 
 
 def _is_card(value: Any) -> bool:
@@ -796,6 +863,28 @@ def _int(value: Any, what: str, low: int | None = None, high: int | None = None)
     if high is not None and value > high:
         raise ValueError(f"{what} must be at most {high}, not {value}")
     return value
+
+
+def _check_over(g: TriGame, st: TriState, used: list[Any]) -> None:
+    """Refuse ``phase: "over"`` unless the game has ended (RULES.md TRI "Eliminations and end",
+    and Conventions: reaching ``turn_limit`` ends the game)."""
+    units = [len(x) for x in st.owned]
+    if st.round == 1:
+        if not all(st.alive) or used or max(units) > 1:
+            raise ValueError("a game over in the placement round (round 1) ended by the turn limit: nobody "
+                             "is out, no teleport was used and each seat owns at most one triangle")
+    else:
+        for s, alive in enumerate(st.alive):
+            if alive and not units[s]:
+                raise ValueError(f"seat {s} has no unit left after the first round and must be out")
+    if st.n_alive == 1 or (st.empty == 0 and st.n_alive == 2) or st.turn >= g.turn_limit:
+        return
+    why = f"{st.n_alive} players are in the game" + (
+        f" and {st.empty} triangle(s) are empty" if st.empty else " on a full board")
+    raise ValueError(
+        f"phase is 'over' but the game has not ended: {why}, turn {st.turn} is below the turn limit "
+        f"{g.turn_limit}. TRI ends when one player remains, when no triangle is empty with two players "
+        "left, or when turn reaches turn_limit")
 
 
 def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
@@ -882,13 +971,17 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
         raise ValueError(f"battle must be null outside the battle phase (phase is {phase_name!r})")
     units = [len(x) for x in st.owned]
 
+    if turn > g.turn_limit:
+        raise ValueError(f"turn {turn} is beyond the turn limit {g.turn_limit}: the game ended at turn "
+                         f"{g.turn_limit}")
     if phase == OVER:
+        _check_over(g, st, used)
         return st
     if phase != TIEBREAK and turn >= g.turn_limit:
         raise ValueError(f"turn {turn} has reached the turn limit {g.turn_limit}: the phase must be 'over'")
-    if turn > g.turn_limit:
-        raise ValueError(f"turn {turn} is beyond the turn limit {g.turn_limit}")
-    if not alive[to_move]:
+    # RULES.md Conventions: to_move at a chance node (income_roll, tiebreak) and at over is not
+    # fixed by the rules; any seat is read (see the phases below). During a battle it is the attacker.
+    if phase not in (INCOME, TIEBREAK) and not alive[to_move]:
         raise ValueError(f"to_move is seat {to_move}, who is out of the game")
 
     if phase == PLACE:
@@ -920,6 +1013,8 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
             raise ValueError(f"seat {s} has no unit left after the first round and must be out")
 
     if phase == TIEBREAK:
+        # to_move is read as the seat whose turn filled the board: play goes on with the next seat
+        # still in the game after it (a seat out of the game included), and it is written back as read
         if st.empty or st.n_alive <= 2:
             raise ValueError("a tiebreak needs a full board and more than two players")
         if len(st._weakest()) < 2:
@@ -932,9 +1027,8 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
     if phase == INCOME:
         if rnd % 3:
             raise ValueError(f"the income die is rolled after rounds 3, 6, 9, ..., not after round {rnd}")
-        first = alive.index(True)
-        if to_move != first:
-            raise ValueError(f"during the income roll to_move is the first seat still in the game, {first}")
+        # the starting player rolls and then opens the next round: ours is the first seat still in
+        st.to_move = alive.index(True)
         return st
     if phase == ACT:
         return st

@@ -7,6 +7,7 @@ Importing this module registers every game with ``pyspiel.register_game``::
 
     game = pyspiel.load_game("ludoteca_tohm", {"players": 3})
     game = pyspiel.load_game("ludoteca_tri(players=3,size=4,ties=attacker)")
+    game = pyspiel.load_game("ludoteca_tri(players=2,teleport=move)")  # a teleport moves a unit
 
 Game parameters are the game's options (RULES.md names) plus ``players``; an option whose
 ludoteca default depends on other options (TRI ``size``, TOHM ``layout``) or is a list (EXAGON
@@ -78,8 +79,8 @@ PREFIX = "ludoteca_"
 
 # Game parameters: OpenSpiel needs a typed default for each one.
 PARAMETERS: dict[str, dict[str, Any]] = {
-    "exactly": {"players": 2, "start_coin": True, "turn_limit": 1000},
-    "tri": {"players": 2, "size": 0, "ties": "defender", "turn_limit": 1000},
+    "exactly": {"players": 2, "start_coin": "round", "turn_limit": 1000},
+    "tri": {"players": 2, "size": 0, "ties": "defender", "turn_limit": 1000, "teleport": "claim"},
     "tohm": {"players": 2, "layout": "", "turn_limit": 1000},
     "exagon": {"players": 2, "clock": 0.0, "tiles": "", "turn_limit": 1000},
 }

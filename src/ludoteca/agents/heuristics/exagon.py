@@ -2,7 +2,8 @@
 
 The player plans its whole turn greedily and judges where the turn would end:
 
-* a placement that wins (perfect fit, or the last tile) is played at once;
+* a placement that wins (perfect fit, or the last tile) is played at once, and so is giving away
+  one's last tile (with a bonus, to an opponent holding one tile: an emptied hand wins);
 * otherwise the placements touching the most tiles come first — two connections keep the turn
   going, three to five also earn bonuses — and among equals the tile that is hardest to place
   later (an Exagon side, few numbers that occur on the table's open sides) goes first, a Jolly
@@ -100,9 +101,9 @@ def greedy_action(s: Any, p: int) -> Action:
         t = max(hand, key=lambda t: (diff[t], -t))
         return g.place0 + (t * g.n_cells + g.origin) * 6
     going = s.phase == 2 and s.placed > 0
-    if going and s.bonus and len(hand) >= 2:
+    if going and s.bonus:
         to = _give_target(s, p)
-        if to:
+        if to:  # with one tile left, giving it away wins at once (RULES.md section 4, End)
             t = max(hand, key=lambda t: (diff[t], -t))
             return g.give0 + t * g.num_players + to[0]
     owner = s.owner
@@ -202,7 +203,8 @@ def candidates(s: Any, limit: int = TOP_K) -> list[Action]:
                 t, c = decode(g, a)
                 scored.append((_key(g, len(hand), s.bonus, t, conn(g, board, c)), a))
             elif a < g.stop_action:
-                scored.append((50.0, a))  # a give is rare and important
+                # a give is rare and important; giving away one's last tile wins at once
+                scored.append((WIN if len(hand) == 1 else 50.0, a))
             else:
                 scored.append((5.0, a))  # stop: always considered
     scored.sort(key=lambda x: (-x[0], x[1]))

@@ -8,7 +8,8 @@ observation alone (own roll, both hands, the number of attacking dice).
   squares (safe from attack, and a teleport each), squares three-quarters owned with the last
   triangle free (closable next turn), a little for cards in hand and for room to expand, minus
   units exposed to attack.
-* Expanding, teleporting and placing are scored on the position they produce.
+* Expanding, teleporting and placing are scored on the position they produce (a teleport under
+  ``teleport="move"`` too: the unit that leaves reopens its square).
 * An attack is scored as ``P(win) * value(target taken) + (1 - P(win)) * value(worst unit
   voided)``, with ``P(win)`` from the attacker's ``k`` dice against one die and a model of both
   card choices.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_left
 from functools import lru_cache
 from typing import Any
 
@@ -292,12 +294,11 @@ def _quick(state: Any, p: int, a: int) -> float:
     if a < g.EXPAND:  # placement round: room around
         return _placement_room(state, a - g.PLACE)
     if a >= g.VOID:
-        if g.TELEPORT <= a < g.CARD:
-            u = (a - g.TELEPORT) % g.T
-            base = 1.0 - TELEPORT_W
-        else:
+        if not g.TELEPORT <= a < g.CARD:
             return 0.0
-    elif a >= g.ATTACK:
+        s, side, u = g.teleport_parts(a)
+        return _teleport_target_score(state, p, u) + _teleport_leave_score(state, p, s, side)
+    if a >= g.ATTACK:
         t = a - g.ATTACK
         dfn = owner[t]
         k = sum(1 for u in g.NB[t] if owner[u] == p)
@@ -306,9 +307,72 @@ def _quick(state: Any, p: int, a: int) -> float:
         own = sum(1 for x in range(b, b + 4) if owner[x] == p)
         close = CLOSED_W + TELEPORT_W if own == 3 else 0.0
         return pw * (2.0 + close) - (1.0 - pw) - 0.3
-    else:
-        u = a - g.EXPAND
-        base = 1.0
+    return _claim_score(state, p, a - g.EXPAND, 1.0)
+
+
+def _teleport_target_score(state: Any, p: int, u: int) -> float:
+    """A teleport's landing on the empty triangle ``u``. "claim": one unit more, the teleport
+    spent. "move": no unit more, and the square opens (closable again, one triangle free)."""
+    base = THREE_W - CLOSED_W - TELEPORT_W if state.game.teleport_move else 1.0 - TELEPORT_W
+    return _claim_score(state, p, u, base)
+
+
+def _teleport_leave_score(state: Any, p: int, square: int, side: int) -> float:
+    """teleport="move": the triangle left empty can be taken by an enemy across its side, and
+    then the square stays open. Under "claim" nothing leaves: 0."""
+    g = state.game
+    if not g.teleport_move:
+        return 0.0
+    across = state.owner[g.NB[4 * square + side][2]]
+    return -THREE_W if across >= 0 and across != p else 0.0
+
+
+def _split_teleports(state: Any, legal: list[Action]) -> tuple[int, int]:
+    """``legal`` (sorted) holds its teleports at ``legal[lo:hi]``."""
+    g = state.game
+    return bisect_left(legal, g.TELEPORT), bisect_left(legal, g.CARD)
+
+
+def _teleport_scores(state: Any, p: int, teleports: list[Action]) -> list[float]:
+    """:func:`_quick` of many teleports at once: each target and each (square, side) is scored once."""
+    g = state.game
+    targets: dict[int, float] = {}
+    leaves: dict[int, float] = {}
+    out = []
+    for a in teleports:
+        rest, u = divmod(a - g.TELEPORT, g.T)
+        t = targets.get(u)
+        if t is None:
+            t = targets[u] = _teleport_target_score(state, p, u)
+        v = leaves.get(rest)
+        if v is None:
+            side, square = divmod(rest, g.S)
+            v = leaves[rest] = _teleport_leave_score(state, p, square, side)
+        out.append(t + v)
+    return out
+
+
+def _best_teleport(state: Any, p: int, teleports: list[Action]) -> tuple[Action, float]:
+    """The first teleport (in ``teleports``' sorted order) of highest :func:`_quick`, without
+    scoring them one by one: every (square, side) goes with the same empty targets, and a
+    teleport's score is its target's plus its (square, side)'s."""
+    g = state.game
+    T = g.T
+    first = (teleports[0] - g.TELEPORT) // T
+    n_targets = bisect_left(teleports, g.TELEPORT + (first + 1) * T)
+    u = max((a - g.TELEPORT - first * T for a in teleports[:n_targets]),
+            key=lambda x: _teleport_target_score(state, p, x))
+    rest = max(((a - g.TELEPORT) // T for a in teleports[::n_targets]),
+               key=lambda r: _teleport_leave_score(state, p, r % g.S, r // g.S))
+    score = _teleport_target_score(state, p, u) + _teleport_leave_score(state, p, rest % g.S, rest // g.S)
+    return g.TELEPORT + rest * T + u, score
+
+
+def _claim_score(state: Any, p: int, u: int, base: float) -> float:
+    """``base`` plus what taking the empty triangle ``u`` does locally: a square closed, three
+    quarters owned, an opponent's square denied, units exposed."""
+    g = state.game
+    owner = state.owner
     b = u & ~3
     own = opp = 0
     denied = 0.0
@@ -340,8 +404,12 @@ def candidates(state: Any, limit: int) -> list[Action]:
     if len(legal) <= limit or state.phase == 2:
         return legal
     p = state.current_player()
-    scored = sorted(legal, key=lambda a: -_quick(state, p, a))
-    return scored[:limit]
+    lo, hi = _split_teleports(state, legal)
+    scores = [_quick(state, p, a) for a in legal[:lo]]
+    scores += _teleport_scores(state, p, legal[lo:hi])
+    scores += [_quick(state, p, a) for a in legal[hi:]]
+    order = sorted(range(len(legal)), key=lambda i: -scores[i])
+    return [legal[i] for i in order[:limit]]
 
 
 def rollout(state: Any, rng: random.Random) -> Action:
@@ -361,5 +429,25 @@ def rollout(state: Any, rng: random.Random) -> Action:
                         _hand_values(state.hands[other]), g.ties_attacker)
         a = g.CARD + CARD_VALUES.index(c)
         return a if a in legal else legal[0]
-    p = state.current_player()
-    return max(legal, key=lambda a: _quick(state, p, a))
+    return best_quick(state, state.current_player(), legal)
+
+
+def best_quick(state: Any, p: int, legal: list[Action]) -> Action:
+    """``max(legal, key=_quick)`` (the first action of highest score), with the teleports scored
+    in bulk: under teleport="move" they are most of the legal actions."""
+    lo, hi = _split_teleports(state, legal)
+    if hi - lo < 2:
+        return max(legal, key=lambda a: _quick(state, p, a))
+    best, best_v = None, -math.inf
+    for a in legal[:lo]:
+        v = _quick(state, p, a)
+        if v > best_v:
+            best, best_v = a, v
+    tp, v = _best_teleport(state, p, legal[lo:hi])
+    if v > best_v:
+        best, best_v = tp, v
+    for a in legal[hi:]:
+        v = _quick(state, p, a)
+        if v > best_v:
+            best, best_v = a, v
+    return best

@@ -7,6 +7,14 @@ const KIND_STYLE = {
   attack: {stroke: "#111", fill: "#ffffff55", dash: "2 3"}, void: {stroke: "#111", fill: "#00000044"},
   teleport: {stroke: "#c08a00", fill: "#ffffff88", dash: "4 3"},
 };
+// teleport="move": the unit of the closed square that would leave (after a target is chosen)
+const FROM_STYLE = {stroke: "#1a5fb4", fill: "#1a5fb455", dash: "3 2"};
+
+function teleportText(a) {
+  const tp = a.teleport;
+  const sq = tp.square.join(",");
+  return tp.from ? `move the unit on ${sq} ${tp.from} here` : `teleport from square ${sq}`;
+}
 
 function triPoints(r, c, d, S) {
   const x = c * S, y = r * S, cx = x + S / 2, cy = y + S / 2;
@@ -155,6 +163,21 @@ export function render(ctx) {
       else { ui.choice = k; ctx.redraw(); }
     });
   }
+  // teleport="move": once a target is chosen, the units that can leave for it are clickable
+  const fromOpts = ui.choice && byTri.has(ui.choice)
+    ? byTri.get(ui.choice).filter(({kind, a}) => kind === "teleport" && a.teleport.from) : [];
+  if (fromOpts.length) {
+    const fl = svg("g", {class: "teleport-from"}, root);
+    for (const {a} of fromOpts) {
+      const [r, c] = a.teleport.square;
+      const k = `${r},${c},${a.teleport.from}`;
+      const poly = svg("polygon", {points: triPoints(r, c, a.teleport.from, S), fill: FROM_STYLE.fill,
+        stroke: FROM_STYLE.stroke, "stroke-width": 4, "stroke-dasharray": FROM_STYLE.dash,
+        class: "clickable teleport-source", "data-tri": k}, fl);
+      svg("title", {text: teleportText(a)}, poly);
+      poly.addEventListener("click", () => ctx.act(a));
+    }
+  }
   svg("text", {x: -M, y: B + M + 22, "font-size": 13, fill: "#6b6b6b",
     text: `round ${pos.round} · the edges wrap around (torus) · ★ closed square, teleport unused`}, root);
 
@@ -205,14 +228,23 @@ export function render(ctx) {
       card(root, sx + 105 + k * step, y - 2, v, {w: Math.min(mine ? 30 : 22, step - 2), h: mine ? 40 : 30,
         legal: legalCard, onclick: () => ctx.act(cardActs.get(v))});
     });
+    if (mine && !pos.hands[i].length && cardActs.has(0)) {
+      // an empty hand plays {"card": 0} (RULES.md): offer it as a card to click
+      card(root, sx + 105, y - 2, 0, {w: 30, h: 40, legal: true, onclick: () => ctx.act(cardActs.get(0))});
+      svg("text", {x: sx + 142, y: y + 22, "font-size": 12, fill: "#6b6b6b", text: "empty hand: +0"}, root);
+    }
     y += mine ? 48 : 38;
   }
   if (ctx.controls) {
     if (cardActs.size) ctx.controls.append(h("span", {class: "muted"}, "Pick your secret card: click it in your hand."));
     if (ui.choice && byTri.has(ui.choice)) {
       ctx.controls.append(h("span", {}, `Triangle ${ui.choice}:`));
+      if (fromOpts.length) {
+        ctx.controls.append(h("span", {class: "muted"},
+          "click the unit that leaves its closed square (blue), or a button:"));
+      }
       for (const {kind, a} of byTri.get(ui.choice)) {
-        const text = kind === "teleport" ? `teleport from square ${a.teleport.square.join(",")}` : kind;
+        const text = kind === "teleport" ? teleportText(a) : kind;
         ctx.controls.append(h("button", {class: "primary", onclick: () => ctx.act(a)}, text));
       }
       ctx.controls.append(h("button", {onclick: () => { ui.choice = null; ctx.redraw(); }}, "Cancel"));
