@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,77 @@ def test_replay_of_a_broken_record_names_the_step(tmp_path: Path) -> None:
     out = run("replay", str(rec))
     assert out.returncode == 2
     assert "step" in out.stderr and "Traceback" not in out.stderr
+
+
+# --- the rules of every game ---------------------------------------------------------------
+
+RULES_OPTIONS = {  # the options RULES.md names for each game
+    "exactly": ["start_coin", "turn_limit"],
+    "tri": ["size", "ties", "teleport", "turn_limit"],
+    "tohm": ["layout", "turn_limit"],
+    "exagon": ["clock", "tiles", "tournament", "turn_limit"],
+}
+
+
+@pytest.mark.parametrize("name", ludoteca.GAMES)
+def test_rules_prints_the_summary_every_option_and_where_the_full_rules_are(name: str) -> None:
+    from ludoteca.registry import game_class
+
+    out = run("rules", name)
+    assert out.returncode == 0 and out.stderr == ""
+    summary = (game_class(name).__doc__ or "").strip().splitlines()[0]
+    assert out.stdout.startswith(summary)
+    for option in RULES_OPTIONS[name]:
+        assert f"\n  {option} (default " in out.stdout
+    page = f"docs/rules/{name}.md"
+    assert page in out.stdout
+    assert (Path(__file__).resolve().parents[1] / page).is_file()
+
+
+# --- a reader that goes away: ``ludoteca ... | head`` ----------------------------------------
+
+def run_into_closed_pipe(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run with stdout a pipe whose reader has already gone: every write fails with EPIPE."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([*LUDOTECA, *args], stdout=write_end, stderr=subprocess.PIPE, text=True,
+                              timeout=120, env=env)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        *(["rules", name] for name in ludoteca.GAMES),
+        ["random", "tri", "--players", "2", "--seed", "1"],
+        ["--help"],
+        ["rules", "--help"],
+        ["play", "exactly", "--seats", "random,random", "--seed", "1"],
+        ["arena", "tohm", "--agents", "random,random", "--games", "2", "--jobs", "1", "--no-progress"],
+        ["replay", "RECORD"],
+    ],
+    ids=lambda args: " ".join(args),
+)
+def test_a_closed_pipe_stops_the_command_quietly(args: list[str], tmp_path: Path) -> None:
+    if "RECORD" in args:
+        record = tmp_path / "game.json"
+        assert run("random", "tohm", "--seed", "2", "--quiet", "--record", str(record)).returncode == 0
+        args = [str(record) if a == "RECORD" else a for a in args]
+    out = run_into_closed_pipe(*args)
+    assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr and "Exception" not in out.stderr
+    assert out.stderr == ""
+    # 1 as Python's documentation on SIGPIPE recommends (argparse itself ignores the error: 0 for --help)
+    assert out.returncode == (0 if "--help" in args else 1)
+
+
+def test_rules_piped_into_head_prints_the_first_lines_and_no_traceback() -> None:
+    full = run("rules", "exactly").stdout.splitlines()
+    command = " ".join(shlex.quote(x) for x in [*LUDOTECA, "rules", "exactly"]) + " | head -4"
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    out = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0
+    assert out.stdout.splitlines() == full[:4]
+    assert out.stderr == ""

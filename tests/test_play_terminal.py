@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -153,3 +154,153 @@ def test_exagon_hourglass_ends_the_turn_when_it_runs_out() -> None:
         pytest.fail("no clocked turn for the human")
     child.expect("The hourglass ran out", timeout=15)
     child.sendline("quit")
+
+
+# --- secrets: each seat sees only what state.observation(seat) allows ------------------------
+
+ATTACK = re.compile(r"(\d+)\) atk ")
+SHOWN_ROLL = re.compile(r"chance: roll \d")
+
+
+def legal_part(screen: str) -> str:
+    return screen.split("Legal moves")[-1]
+
+
+def answer_until_attack(child: pexpect.spawn, limit: int = 150) -> str:
+    """Play move 1 at every prompt until the seat to move can attack; attack; return that seat."""
+    for _ in range(limit):
+        child.expect(PROMPT)
+        found = ATTACK.search(legal_part(child.before))
+        if found:
+            child.sendline(found.group(1))
+            return child.match.group(1)
+        child.sendline("1")
+    raise AssertionError("no attack became possible")
+
+
+def test_tri_human_attacker_sees_neither_the_defenders_roll_nor_the_ai_card_before_choosing(
+        tmp_path: Path) -> None:
+    # RULES.md, TRI battles: each side, knowing only its own roll, secretly picks a card; then both
+    # are revealed. The human attacks: before the human's card choice the screen shows the human's
+    # own roll, and neither the defender's roll nor the AI's card.
+    child = spawn("tri", "--seats", "human,heuristic", "--seed", "1")
+    assert answer_until_attack(child) == "0"
+    child.expect(PROMPT)
+    screen = child.before
+    assert re.search(r"1\) card 0", legal_part(screen))  # the human's card choice
+    assert len(SHOWN_ROLL.findall(screen)) == 1  # the attacker's own roll only
+    assert "chance: roll (secret)" in screen
+    assert re.search(r"rolls \d vs \?", screen)
+    assert "None" not in screen
+    assert "(heuristic): card" not in screen
+    child.sendline("1")
+    # The defender's card completes the battle: it is shown with the now revealed roll.
+    child.expect(r"player 1 \(heuristic\): card (\d)")
+    ai_card = int(child.match.group(1))
+    child.expect(r"revealed: chance: roll (\d)")
+    defender_roll = int(child.match.group(1))
+    path = tmp_path / "game.json"
+    child.expect(PROMPT)
+    child.sendline(f"save {path}")
+    child.expect("Game record saved")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    actions = json.loads(path.read_text())["actions"]
+    k = next(i for i, a in enumerate(actions) if "attack" in a)
+    assert actions[k + 1].keys() == {"roll"} and actions[k + 2] == {"roll": defender_roll}
+    assert actions[k + 3] == {"card": 0} and actions[k + 4] == {"card": ai_card}
+
+
+def test_tri_ai_attackers_card_and_roll_stay_secret_until_the_human_defender_chooses() -> None:
+    child = spawn("tri", "--seats", "human,heuristic", "--seed", "2")
+    for _ in range(150):
+        child.expect(PROMPT)
+        if "(heuristic): atk" in child.before:
+            break
+        child.sendline("1")
+    else:
+        pytest.fail("the AI never attacked")
+    screen = child.before.split("(heuristic): atk")[-1]
+    assert re.search(r"1\) card 0", legal_part(screen))  # the human defender's card choice
+    assert "player 1 (heuristic): card (secret)" in screen
+    assert len(SHOWN_ROLL.findall(screen)) == 1 and "chance: roll (secret)" in screen  # own roll only
+    assert re.search(r"rolls \? vs \d", screen) and "None" not in screen
+    child.sendline("1")
+    child.expect(r"revealed: chance: roll \d")
+    child.expect(r"revealed: . ?player 1 \(heuristic\): card \d")
+    child.sendline("quit")
+
+
+def test_tri_hot_seat_shows_each_seat_only_its_own_roll() -> None:
+    # Two humans at one screen: the log shows neither roll (each is secret from the other seat);
+    # the board shows the roll of the seat choosing now; both are revealed after both cards.
+    child = spawn("tri", "--seats", "human,human", "--seed", "1")
+    attacker = answer_until_attack(child)
+    defender = "1" if attacker == "0" else "0"
+    child.expect(PROMPT)
+    assert child.match.group(1) == attacker
+    screen = child.before
+    assert not SHOWN_ROLL.search(screen) and screen.count("chance: roll (secret)") == 2
+    assert re.search(r"rolls \d vs \?", screen) and "None" not in screen
+    child.sendline("1")
+    child.expect(PROMPT)
+    assert child.match.group(1) == defender
+    screen = child.before
+    assert re.search(r"rolls \? vs \d", screen) and "revealed" not in screen and "None" not in screen
+    child.sendline("1")
+    child.expect(r"revealed: chance: roll \d\s+revealed: chance: roll \d\s+revealed: . ?player "
+                 + attacker + r" \(human\): card \d")
+    child.sendline("quit")
+
+
+@pytest.mark.parametrize(("viewer", "rolls"), [(0, "rolls 4 vs ?"), (1, "rolls ? vs 5"), (None, "rolls ? vs ?")])
+def test_tri_board_draws_a_battle_from_the_viewers_observation(viewer: int | None, rolls: str) -> None:
+    from rich.console import Console
+
+    from ludoteca.play.boards import board
+    from ludoteca.registry import load_game
+
+    data = {"game": "tri", "players": 2, "size": 4, "owner": {"1,1,E": 0, "1,2,W": 1},
+            "hands": [[0, 2, 3, 4], [0, 2, 3, 4]], "alive": [True, True], "teleports_used": [],
+            "to_move": 0, "round": 2, "turn": 10, "phase": "battle",
+            "battle": {"attacker": 0, "defender": 1, "target": "1,2,W", "dice": 1, "step": "defender_card",
+                       "attacker_roll": 4, "defender_roll": 5, "attacker_card": 3, "defender_card": None}}
+    state = load_game("tri", players=2, size=4).state_from_json(data)
+    console = Console(record=True, width=140, color_system=None)
+    console.print(board(state, viewer))
+    text = console.export_text()
+    assert rolls in text and "None" not in text
+    assert ("cards +3 vs" in text) == (viewer == 0)
+    console.print(board(state, None, everything=True))
+    assert "rolls 4 vs 5; cards +3 vs -" in console.export_text()
+
+
+def test_undo_makes_the_secrets_of_the_undone_battle_secret_again() -> None:
+    from ludoteca.play.session import Session
+    from ludoteca.registry import load_game
+
+    session = Session(load_game("tri", players=2), ["human", "heuristic"], seed=1)
+
+    def run_automatic() -> list[int]:
+        revealed: list[int] = []
+        while not session.is_human_turn():
+            revealed += session.step_automatic()[1]
+        return revealed
+
+    for _ in range(200):  # the human plays its first legal move until it can attack
+        run_automatic()
+        s = session.state
+        attacks = [a for a in s.legal_actions() if "attack" in s.action_to_json(a)]
+        session.apply(attacks[0] if attacks else s.legal_actions()[0])
+        if attacks:
+            break
+    k = len(session.log) - 1
+    run_automatic()
+    assert [e.kind for e in session.log[k:]] == ["attack", "roll", "roll"]
+    assert not session.is_secret(k + 1) and session.is_secret(k + 2)  # own roll shown, defender's secret
+    before = [e.text for e in session.log]
+    assert session.apply(session.state.legal_actions()[0]) == []
+    revealed = run_automatic()
+    assert revealed == [k + 2] and session.log[k + 4].kind == "card" and not session.is_secret(k + 4)
+    assert session.undo()
+    assert [e.text for e in session.log] == before and session.is_secret(k + 2)

@@ -22,4 +22,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     print(cls.rules_summary())
+    print()
+    print(f"The full rules, with every decision the rulebook leaves open: docs/rules/{cls.name}.md "
+          "in ludoteca's source.")
+    print(f"Try it: ludoteca play {cls.name}   (or: ludoteca random {cls.name} --players 2)")
     return 0

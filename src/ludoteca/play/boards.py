@@ -81,6 +81,14 @@ def tohm_board(data: dict[str, Any]) -> Group:
     return Group(grid, info, _status(data, f"die: {roll}" if roll is not None else ""))
 
 
+def _shown(part: dict[str, Any], key: str, prefix: str = "") -> str:
+    """A value of an observation as a reader sees it: ``?`` when kept secret, ``-`` when not yet set."""
+    value = part.get(key)
+    if value is not None:
+        return f"{prefix}{value}"
+    return "?" if key in (part.get("hidden") or ()) else "-"
+
+
 def tri_board(data: dict[str, Any]) -> Group:
     size = data["size"]
     owner: dict[str, int] = data["owner"]
@@ -120,8 +128,10 @@ def tri_board(data: dict[str, Any]) -> Group:
     if battle:
         info.append(
             f"battle: player {battle['attacker']} attacks {battle['target']} held by player {battle['defender']} "
-            f"with {battle['dice']} dice — step {battle['step']}; rolls {battle.get('attacker_roll')} vs "
-            f"{battle.get('defender_roll')}\n", style="bold",
+            f"with {battle['dice']} dice — step {battle['step']}; "
+            f"rolls {_shown(battle, 'attacker_roll')} vs {_shown(battle, 'defender_roll')}; "
+            f"cards {_shown(battle, 'attacker_card', '+')} vs {_shown(battle, 'defender_card', '+')}\n",
+            style="bold",
         )
     return Group(*lines, info, _status(data, f"round {data.get('round')}"))
 
@@ -175,9 +185,12 @@ def exagon_board(data: dict[str, Any], legal_spots: set[tuple[int, int]] | None 
     return Group(*lines, info, _status(data, extra))
 
 
-def board(state: Any, seat_view: int | None = None) -> Group:
-    """A coloured board for ``state`` as ``seat_view`` may see it."""
-    data = state.observation(seat_view)
+def board(state: Any, seat_view: int | None = None, everything: bool = False) -> Group:
+    """A coloured board for ``state`` as ``seat_view`` may see it (``None``: a spectator).
+
+    Drawn from ``state.observation(seat_view)``, or from the whole position with ``everything``.
+    """
+    data = state.to_json() if everything else state.observation(seat_view)
     name = data["game"]
     if name == "exactly":
         return exactly_board(data)

@@ -1,7 +1,8 @@
-"""A game in progress in the terminal: seats, chance, history for undo, the record."""
+"""A game in progress in the terminal: seats, chance, history for undo, the record, who sees what."""
 
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,8 +11,18 @@ from ludoteca.agents import Agent, make_agent
 from ludoteca.core.chance import sample_chance
 from ludoteca.core.game import Action, Game, State
 from ludoteca.core.records import Record
+from ludoteca.core.visibility import LogVisibility, has_hidden_information
 
 HUMAN = "human"
+
+
+@dataclass
+class Entry:
+    """One action of the game's log: who made it (None: chance), its text and the kind of move."""
+
+    seat: int | None
+    text: str
+    kind: str | None
 
 
 @dataclass
@@ -21,6 +32,8 @@ class Snapshot:
     state: State
     rng_state: Any
     n_actions: int
+    visibility: LogVisibility | None
+    secret: set[int]
 
 
 @dataclass
@@ -29,6 +42,11 @@ class Session:
 
     Chance is drawn from one seeded generator; undo restores its state too, so taking a
     move back never re-rolls the dice.
+
+    Who may see what: the terminal's *audience* is the human seats (everyone at the screen).
+    An entry of the log is *secret* while it is hidden from at least one of them, as
+    :mod:`ludoteca.core.visibility` decides from ``state.observation(seat)`` (the web uses the
+    same rules); with no human seat nothing is secret.
     """
 
     game: Game
@@ -39,6 +57,9 @@ class Session:
     agents: dict[int, Agent] = field(init=False)
     rng: random.Random = field(init=False)
     history: list[Snapshot] = field(default_factory=list)
+    log: list[Entry] = field(default_factory=list)
+    visibility: LogVisibility | None = field(init=False)
+    secret: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if len(self.seats) != self.game.num_players:
@@ -50,6 +71,10 @@ class Session:
             i: make_agent(spec, seed=self.seed * 100 + i, game=self.game.name)
             for i, spec in enumerate(self.seats) if spec != HUMAN
         }
+        self.visibility = None
+        if self.audience and has_hidden_information(self.state):
+            self.visibility = LogVisibility(list(self.audience))
+            self.visibility.start(self.state)
 
     @classmethod
     def from_record(cls, record: Record, seats: list[str] | None, seed: int | None) -> Session:
@@ -64,24 +89,65 @@ class Session:
         session.history.clear()
         return session
 
+    @property
+    def audience(self) -> list[int]:
+        """The human seats: everyone who looks at this terminal."""
+        return [i for i, spec in enumerate(self.seats) if spec == HUMAN]
+
     def is_human_turn(self) -> bool:
         s = self.state
         return not s.is_terminal() and not s.is_chance_node() and self.seats[s.current_player()] == HUMAN
 
-    def apply(self, action: Action) -> None:
-        """Play ``action`` (legal or IllegalActionError, the session unchanged) and note it."""
+    def viewer(self) -> int | None:
+        """The seat whose view the board shows now: the human deciding, else the only human, else None."""
         if self.is_human_turn():
-            snap = Snapshot(self.state.clone(), self.rng.getstate(), len(self.record.actions))
-        else:
-            snap = None
-        data = self.state.action_to_json(action)
-        self.state.apply_action(action)
+            return self.state.current_player()
+        audience = self.audience
+        return audience[0] if len(audience) == 1 else None
+
+    def apply(self, action: Action, seat: int | None = None) -> list[int]:
+        """Play ``action`` (legal or IllegalActionError, the session unchanged) and note it.
+
+        ``seat`` is who made it (None: chance; by default the player to move). Returns the
+        earlier secret entries that this action reveals to every human seat.
+        """
+        s = self.state
+        if seat is None and not s.is_chance_node():
+            seat = s.current_player()
+        snap = None
+        if self.is_human_turn():
+            snap = Snapshot(s.clone(), self.rng.getstate(), len(self.record.actions),
+                            copy.deepcopy(self.visibility), set(self.secret))
+        before = s.clone() if self.visibility is not None else None
+        data = s.action_to_json(action)
+        text = s.action_to_string(action)
+        s.apply_action(action)
         self.record.actions.append(data)
+        self.log.append(Entry(seat, text, next((k for k in data if k != "elapsed"), None)))
         if snap is not None:
             self.history.append(snap)
+        return self._note(seat, data, action, before)
 
-    def step_automatic(self) -> tuple[int | None, str]:
-        """Play one chance outcome or one AI move; return (seat or None for chance, its text)."""
+    def _note(self, seat: int | None, data: dict[str, Any], action: Action, before: State | None) -> list[int]:
+        vis = self.visibility
+        if vis is None or before is None:
+            return []
+        i = len(self.log) - 1
+        vis.note(i, seat, data, action, before, self.state)
+        if self.state.is_terminal():
+            vis.reveal_all()
+        if vis.hidden_from_any(i):
+            self.secret.add(i)
+        revealed = sorted(j for j in self.secret if not vis.hidden_from_any(j))
+        self.secret.difference_update(revealed)
+        return revealed
+
+    def is_secret(self, i: int) -> bool:
+        """True while log entry ``i`` is hidden from at least one human seat."""
+        return i in self.secret
+
+    def step_automatic(self) -> tuple[int, list[int]]:
+        """Play one chance outcome or one AI move; return (its log index, the entries it reveals)."""
         s = self.state
         if s.is_chance_node():
             action = sample_chance(s, self.rng)
@@ -89,9 +155,8 @@ class Session:
         else:
             seat = s.current_player()
             action = self.agents[seat].step(s.clone())
-        text = s.action_to_string(action)
-        self.apply(action)
-        return seat, text
+        revealed = self.apply(action, seat)
+        return len(self.log) - 1, revealed
 
     def undo(self) -> bool:
         """Back to just before the last human choice; False if there is none."""
@@ -101,6 +166,9 @@ class Session:
         self.state = snap.state
         self.rng.setstate(snap.rng_state)
         del self.record.actions[snap.n_actions:]
+        del self.log[snap.n_actions:]
+        self.visibility = snap.visibility
+        self.secret = snap.secret
         return True
 
     def hint(self, spec: str = "heuristic") -> Action:

@@ -8,6 +8,7 @@ import time
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.text import Text
 
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.play.boards import board, seat
@@ -34,10 +35,33 @@ class TerminalPlay:
 
     # --- output ----------------------------------------------------------------------
     def show(self) -> None:
-        s = self.session.state
-        view = s.current_player() if self.session.is_human_turn() else None
+        """The board as the seat deciding now may see it (no human seat, or game over: all of it)."""
+        s = self.session
+        everything = not s.audience or s.state.is_terminal()
         self.console.print()
-        self.console.print(board(s, view))
+        self.console.print(board(s.state, s.viewer(), everything=everything))
+
+    def describe(self, i: int, secret: bool = False) -> Text:
+        """Log entry ``i`` as one line: who made it and what it was (only its kind while secret)."""
+        s = self.session
+        entry = s.log[i]
+        what = f"{entry.kind} (secret)" if secret else entry.text
+        if entry.seat is None:
+            return Text(f"chance: {what}")
+        return Text.assemble(seat(entry.seat), f" player {entry.seat} ({s.seats[entry.seat]}): {what}")
+
+    def announce(self, i: int) -> None:
+        """Print an AI's move or a chance outcome as the human seats may see it now."""
+        line = self.describe(i, secret=self.session.is_secret(i))
+        if self.session.log[i].seat is None:
+            line = Text("  ").append_text(line)
+            line.stylize("dim")
+        self.console.print(line)
+
+    def reveal(self, entries: list[int]) -> None:
+        """Print the entries that have just become visible to every human seat."""
+        for i in entries:
+            self.console.print(Text("revealed: ", style="bold").append_text(self.describe(i)))
 
     def list_moves(self) -> list[Any]:
         s = self.session.state
@@ -46,7 +70,7 @@ class TerminalPlay:
         width = len(str(len(legal)))
         items = [f"{i + 1:>{width}}) {s.action_to_string(a)}" for i, a in enumerate(legal)]
         col = max(len(x) for x in items) + 3
-        per_line = max(1, min(4, 100 // col))
+        per_line = max(1, min(4, self.console.width // col))  # no wrapped move in a narrow terminal
         for k in range(0, len(items), per_line):
             self.console.print("".join(x.ljust(col) for x in items[k:k + per_line]).rstrip(), markup=False)
         return legal
@@ -89,11 +113,10 @@ class TerminalPlay:
         shown_for = None
         while not s.state.is_terminal():
             if not s.is_human_turn():
-                seat_no, text = s.step_automatic()
-                if seat_no is None:
-                    self.console.print(f"  chance: {text}", style="dim", markup=False)
-                else:
-                    self.console.print(seat(seat_no), f" player {seat_no} ({s.seats[seat_no]}): {text}", sep="")
+                index, revealed = s.step_automatic()
+                self.announce(index)
+                self.reveal(revealed)
+                seat_no = s.log[index].seat
                 if seat_no is not None and self.ai_delay:
                     time.sleep(self.ai_delay)
                 self.turn_started = None
@@ -118,7 +141,7 @@ class TerminalPlay:
                 continue
             if line == "\0timeout":
                 self.console.print("[bold red]The hourglass ran out: the turn ends.[/bold red]")
-                s.apply(s.state.action_from_json({"timeout": True}))
+                self.reveal(s.apply(s.state.action_from_json({"timeout": True})))
                 self.turn_started = None
                 continue
             result = self.handle(line, legal)
@@ -188,10 +211,11 @@ class TerminalPlay:
         if action is None:
             return "stay"
         try:
-            s.apply(self.with_elapsed(action))
+            revealed = s.apply(self.with_elapsed(action))
         except IllegalActionError as exc:
             self.console.print(f"Not allowed: {exc}", style="red", markup=False)
             return "stay"
+        self.reveal(revealed)
         return "moved"
 
     def parse_move(self, line: str, legal: list[Any]) -> Any:
