@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ludoteca.lab import stats
     from ludoteca.lab.metrics import agent_table
-    from ludoteca.lab.report import ci_text, pct, pval
+    from ludoteca.lab.report import ci_text, pct, plural, pval
     from ludoteca.lab.runner import GameError
     from ludoteca.lab.session import run_spec
     from ludoteca.lab.store import StoreError
@@ -44,11 +44,12 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     if games % n:
         games += n - games % n
-        console.print(f"(playing {games} games, a multiple of {n}, so that every agent plays every seat "
-                      "equally often)")
+        console.print(f"(playing {plural(games, 'game')}, a multiple of {n}, so that every agent plays every "
+                      "seat equally often)")
     try:
         outcome = run_spec(spec, games, out=args.out, jobs=args.jobs, backend=args.backend,
-                           address=args.address, progress=not args.no_progress,
+                           address=args.address, connect_timeout=args.connect_timeout,
+                           progress=not args.no_progress,
                            console=Console(stderr=True))
     except (StoreError, ValueError) as exc:
         raise UsageError(str(exc)) from None
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     results = agent_table(spec, rows)
     from ludoteca.registry import game_class
 
-    title = (f"Arena: {game_class(spec.game).title} with {n} players, {len(rows)} games, seed {spec.seed} "
+    title = (f"Arena: {game_class(spec.game).title} with {n} players, {plural(len(rows), 'game')}, seed {spec.seed} "
              f"(seats rotated; lineup {', '.join(spec.lineup)})")
     t = Table(title=title, title_justify="left")
     for col in ("agent", "seats", "win rate", "95% CI", "fair", "p", "wins", "by seat"):
@@ -83,6 +84,6 @@ def run(args: argparse.Namespace) -> int:
                   "sample size when wins are shared); p: test against the fair share (exact binomial, or z "
                   "with the observed variance when wins are shared); wins: games won outright")
     if outcome.played:
-        console.print(f"{outcome.played} games in {outcome.seconds:.1f} s ({outcome.rate:,.1f} games/s, "
-                      f"{outcome.jobs} jobs, {outcome.backend})")
+        console.print(f"{plural(outcome.played, 'game')} in {outcome.seconds:.1f} s ({outcome.rate:,.1f} games/s, "
+                      f"{plural(outcome.jobs, 'job')}, {outcome.backend})")
     return 0

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_game_argument, add_option_arguments, parse_options
+from ludoteca.lab import CONNECT_TIMEOUT
 
 if TYPE_CHECKING:
     from ludoteca.lab.runner import RunSpec
@@ -31,6 +32,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+    return value
+
+
 def add_run_arguments(parser: argparse.ArgumentParser, *, games: int, per_variant: bool = False) -> None:
     """Arguments shared by ``lab`` and ``arena``."""
     add_game_argument(parser)
@@ -44,6 +55,9 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, games: int, per_varian
                         help="local processes (default) or Ray")
     parser.add_argument("--address", default=None,
                         help="with --backend ray: the Ray cluster to join (default: start Ray locally)")
+    parser.add_argument("--connect-timeout", type=positive_seconds, default=CONNECT_TIMEOUT, metavar="SECONDS",
+                        help=f"with --address: give up if the Ray cluster does not answer within SECONDS "
+                             f"(default {CONNECT_TIMEOUT:g})")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -67,6 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def check_backend(args: argparse.Namespace) -> None:
     if args.address and args.backend != "ray":
         raise UsageError("--address is for --backend ray")
+    if args.connect_timeout != CONNECT_TIMEOUT and not args.address:
+        raise UsageError("--connect-timeout is for --backend ray --address ADDR")
     if args.backend == "ray":
         try:
             import ray  # noqa: F401
@@ -89,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ludoteca.lab.metrics import summarise
-    from ludoteca.lab.report import print_tables, write_html, write_summary
+    from ludoteca.lab.report import plural, print_tables, write_html, write_summary
     from ludoteca.lab.runner import GameError
     from ludoteca.lab.session import run_spec
     from ludoteca.lab.store import StoreError
@@ -109,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     try:
         outcome = run_spec(spec, games, out=args.out, jobs=args.jobs, backend=args.backend,
-                           address=args.address, progress=not args.no_progress, console=err)
+                           address=args.address, connect_timeout=args.connect_timeout,
+                           progress=not args.no_progress, console=err)
     except (StoreError, ValueError) as exc:  # another run in DIR, Ray cannot start, ...
         raise UsageError(str(exc)) from None
     except GameError as exc:
@@ -119,11 +136,13 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"The games done so far are in {args.out}: run the same command again to continue.")
         raise
     if outcome.played:
-        console.print(f"{outcome.played} games in {outcome.seconds:.1f} s ({outcome.rate:,.1f} games/s, "
-                      f"{outcome.jobs} jobs, {outcome.backend})"
-                      + (f"; {outcome.resumed} were already done" if outcome.resumed else ""))
+        console.print(f"{plural(outcome.played, 'game')} in {outcome.seconds:.1f} s ({outcome.rate:,.1f} games/s, "
+                      f"{plural(outcome.jobs, 'job')}, {outcome.backend})"
+                      + (f"; {outcome.resumed} {'was' if outcome.resumed == 1 else 'were'} already done"
+                         if outcome.resumed else ""))
     else:
-        console.print(f"All {outcome.resumed} games were already done in {args.out}.")
+        done = "The only game was" if outcome.resumed == 1 else f"All {outcome.resumed:,} games were"
+        console.print(f"{done} already done in {args.out}.")
     summary = summarise(spec, outcome.rows, games)
     out = Path(args.out)
     write_summary(summary, out / "summary.json")

@@ -6,9 +6,13 @@
 * :mod:`~ludoteca.lab.probes` — the turn and each seat's score, read fast from a position;
 * :mod:`~ludoteca.lab.store` — the run's directory: ``run.json`` and ``games.jsonl`` (resumable);
 * :mod:`~ludoteca.lab.session` — a run with a progress bar (shared by ``lab`` and ``arena``);
-* :mod:`~ludoteca.lab.stats` — Wilson intervals, binomial, chi-square and z tests, percentiles;
+* :mod:`~ludoteca.lab.stats` — Wilson intervals, binomial, chi-square, z and t tests, ratio
+  estimators with the game as the sampling unit, Holm's adjustment, percentiles;
 * :mod:`~ludoteca.lab.metrics` — rows to figures: win rates, lengths, Ludii-style metrics;
 * :mod:`~ludoteca.lab.report` — ``summary.json``, ``report.html`` and the terminal tables.
 
 See ``docs/lab.md``.
 """
+
+CONNECT_TIMEOUT = 30.0
+"""Seconds to wait for a Ray cluster given by address before giving up (``--connect-timeout``)."""

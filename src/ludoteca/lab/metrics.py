@@ -22,6 +22,14 @@ from typing import Any
 from ludoteca.lab import stats
 from ludoteca.lab.runner import Row, RunSpec
 
+SAMPLING_UNIT = (
+    "The game is the sampling unit. Games are independent; the events inside a game (turns, rounds, "
+    "battles, decisions) are not, so a share of events pooled over games gets a cluster-robust interval "
+    "(Wilson on the effective number of events, from the spread of the games' own shares) and is compared "
+    "between variants with a cluster-robust z-test; per-game means (battles per game, duration, ...) get a "
+    "t interval and Welch's t-test."
+)
+
 FORMAT = "ludoteca-lab-summary"
 VERSION = 1
 
@@ -33,11 +41,12 @@ DEFINITIONS: dict[str, str] = {
                "(first player, second, ...): 1 is perfectly balanced.",
     "completion": "Share of games that ended by the rules rather than by reaching turn_limit.",
     "drawishness": "Share of games whose win is shared by two or more players (ludoteca's draws).",
-    "duration": "Mean number of player turns per game (RULES.md's `turn`).",
+    "duration": "Mean number of player turns per game (RULES.md's `turn`), with its t interval.",
     "duration_spread": "Standard deviation of the number of turns per game.",
     "branching_factor": "Mean number of legal actions at decision nodes (a forced choice counts 1), "
-                        "over every decision of the detailed games.",
-    "decision_factor": "Share of decision nodes with more than one legal action (detailed games).",
+                        "over every decision of the detailed games (interval: the detailed games as the unit).",
+    "decision_factor": "Share of decision nodes with more than one legal action (detailed games; interval: "
+                       "the detailed games as the unit).",
     "drama": "Among detailed games with a single winner: share in which the winner was strictly "
              "behind the leader at mid-game — the scores as they stood when turn floor(T/2) of a "
              "T-turn game was played — by the game's score: exactly: euros; TRI: units; TOHM: "
@@ -47,6 +56,12 @@ DEFINITIONS: dict[str, str] = {
     "dice_rolled": "Mean number of chance nodes per game: die rolls (exactly's roll-off included), "
                    "TRI's battle, income and tie-break draws, EXAGON's deal of each tile.",
 }
+
+
+def _mean_metric(xs: Sequence[float]) -> dict[str, Any]:
+    """A per-game mean with its t interval (None with fewer than two games)."""
+    ci = stats.mean_interval(xs)
+    return {"value": stats.mean(xs), "ci": list(ci) if ci is not None else None, "games": len(xs)}
 
 
 def _rate(x: float, n: int) -> dict[str, Any]:
@@ -168,7 +183,6 @@ def summarise_variant(spec: RunSpec, rows: Sequence[Row]) -> dict[str, Any]:
     shared = sum(1 for r in rows if len(r["winners"]) > 1)
     limited = sum(1 for r in rows if r["limit"])
     detailed = [r for r in rows if r.get("detail")]
-    decisions = sum(r["decisions"] for r in detailed)
     behind, decided = _drama(detailed)
     rates = [p["rate"] for p in positions]
     metrics = {
@@ -177,16 +191,16 @@ def summarise_variant(spec: RunSpec, rows: Sequence[Row]) -> dict[str, Any]:
         "balance": {"value": 1 - (max(rates) - min(rates)) if g else 0.0},
         "completion": {"value": (g - limited) / g if g else 0.0, "ci": list(stats.wilson(g - limited, g))},
         "drawishness": {"value": shared / g if g else 0.0, "ci": list(stats.wilson(shared, g))},
-        "duration": {"value": stats.mean(turns)},
+        "duration": _mean_metric(turns),
         "duration_spread": {"value": stats.stdev(turns)},
-        "branching_factor": {"value": sum(r["legal"] for r in detailed) / decisions if decisions else 0.0,
-                             "games": len(detailed)},
-        "decision_factor": {"value": sum(r["multi"] for r in detailed) / decisions if decisions else 0.0,
-                            "games": len(detailed)},
+        "branching_factor": {**figure_stats("ratio", [float(r["legal"]) for r in detailed],
+                                            [float(r["decisions"]) for r in detailed]), "games": len(detailed)},
+        "decision_factor": {**figure_stats("proportion", [float(r["multi"]) for r in detailed],
+                                           [float(r["decisions"]) for r in detailed]), "games": len(detailed)},
         "drama": {"value": behind / decided if decided else 0.0, "ci": list(stats.wilson(behind, decided)),
                   "count": behind, "games": decided},
-        "lead_changes": {"value": stats.mean([r["lead_changes"] for r in detailed]), "games": len(detailed)},
-        "dice_rolled": {"value": stats.mean([r["chance"] for r in rows])},
+        "lead_changes": _mean_metric([r["lead_changes"] for r in detailed]),
+        "dice_rolled": _mean_metric([r["chance"] for r in rows]),
     }
     for key, m in metrics.items():
         m["definition"] = DEFINITIONS[key]
@@ -217,101 +231,124 @@ def summarise_variant(spec: RunSpec, rows: Sequence[Row]) -> dict[str, Any]:
 
 
 # --- game-specific figures ------------------------------------------------------------------
+#
+# Every figure keeps its per-game material (``Samples``): the game is the sampling unit of
+# every interval and test (see :mod:`ludoteca.lab.stats`). Kinds:
+#
+# * ``proportion`` — a share of events pooled over games (x_i of n_i events in game i):
+#   Wilson interval on the effective number of events (cluster-robust variance);
+# * ``ratio`` — events per event pooled over games (e.g. battles per turn): R ± 1.96 se,
+#   cluster-robust;
+# * ``mean`` — a per-game count (e.g. battles per game): t interval of the mean.
 
-def _sum(rows: Sequence[Row], key: str) -> float:
-    return sum(r["counters"].get(key, 0) or 0 for r in rows)
+
+Samples = tuple[list[float], list[float] | None]
+"""Per game: ``(x, n)`` for a proportion or a ratio, ``(x, None)`` for a per-game mean."""
+
+
+def _col(rows: Sequence[Row], key: str) -> list[float]:
+    return [float(r["counters"].get(key, 0) or 0) for r in rows]
 
 
 def _has(rows: Sequence[Row], *keys: str) -> bool:
     return bool(rows) and all(k in rows[0]["counters"] for k in keys)
 
 
-def _fig(name: str, value: float, definition: str, *, kind: str = "ratio", x: float | None = None,
-         n: float | None = None, samples: Sequence[float] | None = None) -> dict[str, Any]:
-    fig: dict[str, Any] = {"name": name, "value": value, "kind": kind, "definition": definition}
-    if kind == "proportion" and x is not None and n is not None:
-        fig.update({"count": x, "of": n, "ci": list(stats.wilson(x, n))})
-    if kind == "mean" and samples is not None:
-        fig["sd"] = stats.stdev(samples)
-    return fig
+def figure_stats(kind: str, xs: Sequence[float], ns: Sequence[float] | None) -> dict[str, Any]:
+    """Value and 95% interval of a figure from its per-game material."""
+    if kind == "mean":
+        ci = stats.mean_interval(xs)
+        return {"value": stats.mean(xs), "sd": stats.stdev(xs), "games": len(xs),
+                "ci": list(ci) if ci is not None else None}
+    assert ns is not None
+    value, _ = stats.ratio(xs, ns)
+    out: dict[str, Any] = {"value": value, "games": len(xs), "count": sum(xs), "of": sum(ns)}
+    if kind == "proportion":
+        out["ci"] = list(stats.share_interval(xs, ns))
+        out["effective_n"] = stats.share_effective_n(xs, ns)
+    else:
+        out["ci"] = list(stats.ratio_interval(xs, ns))
+    return out
 
 
-def _mean_fig(rows: Sequence[Row], key: str, name: str, definition: str) -> dict[str, Any]:
-    xs = [float(r["counters"].get(key, 0) or 0) for r in rows]
-    return _fig(name, stats.mean(xs), definition, kind="mean", samples=xs)
+def _fig(name: str, definition: str, kind: str, xs: list[float], ns: list[float] | None = None,
+         ) -> tuple[dict[str, Any], Samples]:
+    fig: dict[str, Any] = {"name": name, "kind": kind, "definition": definition}
+    fig.update(figure_stats(kind, xs, ns))
+    return fig, (xs, ns)
+
+
+def _figures(game: str, rows: Sequence[Row]) -> list[tuple[dict[str, Any], Samples]]:
+    """The figures designers asked for, game by game (from ``counters()``), each with its
+    per-game material."""
+    if not rows:
+        return []
+    figs: list[tuple[dict[str, Any], Samples]] = []
+    add = figs.append
+    turns = [float(r["turns"]) for r in rows]
+    if game == "exactly" and _has(rows, "rounds", "euros"):
+        rounds = _col(rows, "rounds")
+        add(_fig("euros per round", "1-euro tokens awarded / rounds completed (two players can score on one "
+                 "move)", "ratio", _col(rows, "euros"), rounds))
+        add(_fig("rounds per game", "rounds completed by a scoring move, per game", "mean", rounds))
+        if _has(rows, "question_rounds"):
+            add(_fig("rounds decided by a ?", "share of rounds whose scoring move was made on a '?' roll",
+                     "proportion", _col(rows, "question_rounds"), rounds))
+        if _has(rows, "cap_blocks"):
+            caps = _col(rows, "cap_blocks")
+            add(_fig("turns limited by the 150-cent cap", "share of turns in which the cap forbade at least "
+                     "one move of the rolled value that would otherwise be legal", "proportion", caps, turns))
+            add(_fig("cap blocks per round", "turns limited by the cap / rounds completed", "ratio", caps, rounds))
+    elif game == "tri" and _has(rows, "battles"):
+        add(_fig("eliminations per game", "players eliminated, per game", "mean", _col(rows, "eliminations")))
+        add(_fig("squares closed per game", "times a square became closed (all four triangles one player's), "
+                 "per game", "mean", _col(rows, "squares_closed")))
+        battles = _col(rows, "battles")
+        add(_fig("battles per game", "attacks played, per game", "mean", battles))
+        add(_fig("battles per turn", "battles / player turns", "ratio", battles, turns))
+        if _has(rows, "teleports"):
+            add(_fig("teleports per game", "teleports played, per game", "mean", _col(rows, "teleports")))
+        won_all = [0.0] * len(rows)
+        for k in (1, 2, 3):
+            dice = "die" if k == 1 else "dice"
+            wk = _col(rows, f"attacker_wins_k{k}")
+            won_all = [a + b for a, b in zip(won_all, wk, strict=True)]
+            add(_fig(f"attacker win rate, {k} {dice}", f"battles won by an attacker rolling {k} {dice} (units "
+                     f"adjacent to the target) / such battles, over all games", "proportion", wk,
+                     _col(rows, f"battles_k{k}")))
+        add(_fig("attacker win rate, all battles", "battles won by the attacker / battles", "proportion",
+                 won_all, battles))
+    elif game == "tohm" and _has(rows, "trophies_given"):
+        add(_fig("trophies per turn", "trophies given / player turns", "ratio", _col(rows, "trophies_given"), turns))
+        if _has(rows, "tris", "tris_for_others"):
+            tris = _col(rows, "tris")
+            add(_fig("tris made by others' moves", "share of tris scored by a move of another player than the "
+                     "owner (a 2 moved someone else's token into line)", "proportion",
+                     _col(rows, "tris_for_others"), tris))
+            add(_fig("tris per game", "tris scored, per game", "mean", tris))
+    elif game == "exagon" and _has(rows, "placements"):
+        ones = [1.0] * len(rows)
+        for reason, label in (("blocked", "blocked games"), ("last_tile", "wins by last tile"),
+                              ("perfect_fit", "wins by perfect fit"), ("turn_limit", "games stopped by turn_limit")):
+            ended = [1.0 if r["counters"].get("end") == reason else 0.0 for r in rows]
+            add(_fig(label, f"share of games that ended with end reason {reason!r}", "proportion", ended, ones))
+        add(_fig("perfect fits per game", "tiles placed with 6 connections, per game", "mean",
+                 _col(rows, "perfect_fits")))
+        add(_fig("bonuses earned per turn", "bonus tiles earned (3/4/5 connections: 1/2/3) / player turns",
+                 "ratio", _col(rows, "bonuses_earned"), turns))
+        add(_fig("bonuses spent per turn", "bonuses spent (to go on after a one-connection tile, or to give a "
+                 "tile) / player turns", "ratio", _col(rows, "bonuses_spent"), turns))
+        add(_fig("tiles given per game", "tiles given to a player holding one, per game", "mean",
+                 _col(rows, "tiles_given")))
+        add(_fig("placements per turn", "tiles placed / player turns", "ratio", _col(rows, "placements"), turns))
+        add(_fig("passes per turn", "turns ended by pass (no legal placement) / player turns", "ratio",
+                 _col(rows, "passes"), turns))
+    return figs
 
 
 def game_figures(game: str, rows: Sequence[Row]) -> list[dict[str, Any]]:
-    """The figures designers asked for, game by game (from ``counters()``)."""
-    if not rows:
-        return []
-    figs: list[dict[str, Any]] = []
-    turns = sum(r["turns"] for r in rows)
-    g = len(rows)
-    if game == "exactly" and _has(rows, "rounds", "euros"):
-        rounds = _sum(rows, "rounds")
-        figs.append(_fig("euros per round", _sum(rows, "euros") / rounds if rounds else 0.0,
-                         "1-euro tokens awarded / rounds completed (two players can score on one move)"))
-        figs.append(_mean_fig(rows, "rounds", "rounds per game", "rounds completed by a scoring move, per game"))
-        if _has(rows, "question_rounds"):
-            q = _sum(rows, "question_rounds")
-            figs.append(_fig("rounds decided by a ?", q / rounds if rounds else 0.0,
-                             "share of rounds whose scoring move was made on a '?' roll",
-                             kind="proportion", x=q, n=rounds))
-        if _has(rows, "cap_blocks"):
-            c = _sum(rows, "cap_blocks")
-            figs.append(_fig("turns limited by the 150-cent cap", c / turns if turns else 0.0,
-                             "share of turns in which the cap forbade at least one move of the rolled "
-                             "value that would otherwise be legal", kind="proportion", x=c, n=turns))
-            figs.append(_fig("cap blocks per round", c / rounds if rounds else 0.0,
-                             "turns limited by the cap / rounds completed"))
-    elif game == "tri" and _has(rows, "battles"):
-        figs.append(_mean_fig(rows, "eliminations", "eliminations per game", "players eliminated, per game"))
-        figs.append(_mean_fig(rows, "squares_closed", "squares closed per game",
-                              "times a square became closed (all four triangles one player's), per game"))
-        figs.append(_mean_fig(rows, "battles", "battles per game", "attacks played, per game"))
-        b = _sum(rows, "battles")
-        figs.append(_fig("battles per turn", b / turns if turns else 0.0, "battles / player turns"))
-        if _has(rows, "teleports"):
-            figs.append(_mean_fig(rows, "teleports", "teleports per game", "teleports played, per game"))
-        won_all = 0.0
-        for k in (1, 2, 3):
-            bk, wk = _sum(rows, f"battles_k{k}"), _sum(rows, f"attacker_wins_k{k}")
-            won_all += wk
-            figs.append(_fig(f"attacker win rate, {k} {'die' if k == 1 else 'dice'}", wk / bk if bk else 0.0,
-                             f"battles won by an attacker rolling {k} {'die' if k == 1 else 'dice'} "
-                             f"(units adjacent to the target) / such battles; battles of all games pooled",
-                             kind="proportion", x=wk, n=bk))
-        figs.append(_fig("attacker win rate, all battles", won_all / b if b else 0.0,
-                         "battles won by the attacker / battles", kind="proportion", x=won_all, n=b))
-    elif game == "tohm" and _has(rows, "trophies_given"):
-        figs.append(_fig("trophies per turn", _sum(rows, "trophies_given") / turns if turns else 0.0,
-                         "trophies given / player turns"))
-        if _has(rows, "tris", "tris_for_others"):
-            t = _sum(rows, "tris")
-            o = _sum(rows, "tris_for_others")
-            figs.append(_fig("tris made by others' moves", o / t if t else 0.0,
-                             "share of tris scored by a move of another player than the owner (a 2 moved "
-                             "someone else's token into line)", kind="proportion", x=o, n=t))
-            figs.append(_mean_fig(rows, "tris", "tris per game", "tris scored, per game"))
-    elif game == "exagon" and _has(rows, "placements"):
-        ends = Counter(r["counters"].get("end") for r in rows)
-        for reason, label in (("blocked", "blocked games"), ("last_tile", "wins by last tile"),
-                              ("perfect_fit", "wins by perfect fit"), ("turn_limit", "games stopped by turn_limit")):
-            c = ends.get(reason, 0)
-            figs.append(_fig(label, c / g, f"share of games that ended with end reason {reason!r}",
-                             kind="proportion", x=c, n=g))
-        figs.append(_mean_fig(rows, "perfect_fits", "perfect fits per game", "tiles placed with 6 connections"))
-        figs.append(_fig("bonuses earned per turn", _sum(rows, "bonuses_earned") / turns if turns else 0.0,
-                         "bonus tiles earned (3/4/5 connections: 1/2/3) / player turns"))
-        figs.append(_fig("bonuses spent per turn", _sum(rows, "bonuses_spent") / turns if turns else 0.0,
-                         "bonuses spent (to go on after a one-connection tile, or to give a tile) / turns"))
-        figs.append(_mean_fig(rows, "tiles_given", "tiles given per game", "tiles given to a player holding one"))
-        figs.append(_fig("placements per turn", _sum(rows, "placements") / turns if turns else 0.0,
-                         "tiles placed / player turns"))
-        figs.append(_fig("passes per turn", _sum(rows, "passes") / turns if turns else 0.0,
-                         "turns ended by pass (no legal placement) / player turns"))
-    return figs
+    """The figures designers asked for, game by game, with their 95% intervals."""
+    return [f for f, _ in _figures(game, rows)]
 
 
 def counter_table(rows: Sequence[Row]) -> dict[str, Any]:
@@ -334,24 +371,43 @@ def counter_table(rows: Sequence[Row]) -> dict[str, Any]:
 
 # --- sweeps ------------------------------------------------------------------------------------
 
-def _proportion_row(name: str, x1: float, n1: int, x0: float, n0: int) -> dict[str, Any]:
-    z, p = stats.two_proportion_z(x1, n1, x0, n0)
-    v1 = x1 / n1 if n1 else 0.0
-    v0 = x0 / n0 if n0 else 0.0
+def _row_out(name: str, v0: float, v1: float, z: float, p: float, test: str, *, percent: bool = True,
+             ) -> dict[str, Any]:
+    """One measure of a comparison; ``percent``: a share (shown as a percentage)."""
     return {"measure": name, "baseline": v0, "value": v1, "diff": v1 - v0, "z": z, "p_value": p,
-            "test": "two-proportion z", "significant": p < stats.ALPHA}
+            "test": test, "significant": p < stats.ALPHA, "percent": percent}
+
+
+def _proportion_row(name: str, x1: float, n1: int, x0: float, n0: int) -> dict[str, Any]:
+    """A share of games (each game 0 or 1): the pooled two-proportion z-test."""
+    z, p = stats.two_proportion_z(x1, n1, x0, n0)
+    return _row_out(name, x0 / n0 if n0 else 0.0, x1 / n1 if n1 else 0.0, z, p, "two-proportion z")
 
 
 def _rates_row(name: str, xs: list[float], ys: list[float]) -> dict[str, Any]:
     test, z, p = stats.compare_rates(xs, ys)
-    v1, v0 = stats.mean(xs), stats.mean(ys)
-    return {"measure": name, "baseline": v0, "value": v1, "diff": v1 - v0, "z": z, "p_value": p,
-            "test": test, "significant": p < stats.ALPHA}
+    return _row_out(name, stats.mean(ys), stats.mean(xs), z, p, test)
+
+
+def _welch_row(name: str, xs: Sequence[float], ys: Sequence[float]) -> dict[str, Any]:
+    """A per-game mean: Welch's t-test (the variant's games against the baseline's)."""
+    t, _, p = stats.welch_t(xs, ys)
+    return _row_out(name, stats.mean(ys), stats.mean(xs), t, p, "Welch t", percent=False)
+
+
+def _figure_row(name: str, kind: str, s1: Samples, s0: Samples) -> dict[str, Any]:
+    if kind == "mean":
+        return _welch_row(name, s1[0], s0[0])
+    assert s1[1] is not None and s0[1] is not None
+    z, p = stats.compare_ratios(s1[0], s1[1], s0[0], s0[1])
+    return _row_out(name, stats.ratio(s0[0], s0[1])[0], stats.ratio(s1[0], s1[1])[0], z, p,
+                    "z (cluster-robust)", percent=kind == "proportion")
 
 
 def compare(spec: RunSpec, base: dict[str, Any], base_rows: Sequence[Row],
             other: dict[str, Any], other_rows: Sequence[Row]) -> list[dict[str, Any]]:
-    """A variant against the baseline: each difference and its significance."""
+    """A variant against the baseline: each difference and its significance (unadjusted; see
+    :func:`adjust_for_multiple_comparisons`)."""
     n0, n1 = base["games"], other["games"]
     n = spec.players
     out = [_rates_row("first player win rate", order_values(other_rows, n)[0], order_values(base_rows, n)[0])]
@@ -363,22 +419,37 @@ def compare(spec: RunSpec, base: dict[str, Any], base_rows: Sequence[Row],
                                base["turn_limit"]["count"], n0))
     d0, d1 = base["metrics"]["drama"], other["metrics"]["drama"]
     out.append(_proportion_row("drama", d1["count"], d1["games"], d0["count"], d0["games"]))
-    z, p = stats.welch_z([r["turns"] for r in other_rows], [r["turns"] for r in base_rows])
-    m0, m1 = base["length"]["turns"]["mean"], other["length"]["turns"]["mean"]
-    out.append({"measure": "mean turns", "baseline": m0, "value": m1, "diff": m1 - m0, "z": z,
-                "p_value": p, "test": "Welch z (normal approximation)", "significant": p < stats.ALPHA})
-    figs0 = {f["name"]: f for f in base["figures"]}
-    for f1 in other["figures"]:
-        f0 = figs0.get(f1["name"])
-        if f0 is None:
-            continue
-        if f1["kind"] == "proportion":
-            out.append(_proportion_row(f1["name"], f1["count"], f1["of"], f0["count"], f0["of"]))
-        else:
-            out.append({"measure": f1["name"], "baseline": f0["value"], "value": f1["value"],
-                        "diff": f1["value"] - f0["value"], "z": None, "p_value": None, "test": None,
-                        "significant": None})
+    out.append(_welch_row("mean turns", [r["turns"] for r in other_rows], [r["turns"] for r in base_rows]))
+    figs0 = {f["name"]: (f, samples) for f, samples in _figures(spec.game, base_rows)}
+    for f1, s1 in _figures(spec.game, other_rows):
+        hit = figs0.get(f1["name"])
+        if hit is not None:
+            out.append(_figure_row(f1["name"], f1["kind"], s1, hit[1]))
     return out
+
+
+MULTIPLE_COMPARISONS = (
+    "A sweep runs many tests at once: at 5% each, about one in twenty differences between "
+    "identical variants comes out \"significant\" by chance. The column p (Holm) adjusts every p-value "
+    "of the sweep (all variants and measures together) by Holm's method, which keeps the chance of "
+    "any false positive at 5%; trust a difference that is significant after the adjustment, and "
+    "treat the others as leads to check with a new run (another seed)."
+)
+
+
+def adjust_for_multiple_comparisons(comparisons: list[dict[str, Any]]) -> dict[str, Any]:
+    """Add ``p_holm`` and ``significant_holm`` to every tested row of every comparison (Holm
+    over the whole sweep) and describe the family of tests."""
+    tested = [r for c in comparisons for r in c["rows"] if r["p_value"] is not None]
+    for r, adjusted in zip(tested, stats.holm([r["p_value"] for r in tested]), strict=True):
+        r["p_holm"] = adjusted
+        r["significant_holm"] = adjusted < stats.ALPHA
+    return {
+        "method": "Holm", "tests": len(tested),
+        "significant": sum(1 for r in tested if r["significant"]),
+        "significant_holm": sum(1 for r in tested if r["significant_holm"]),
+        "note": MULTIPLE_COMPARISONS,
+    }
 
 
 def summarise(spec: RunSpec, rows: Sequence[Row], games: int) -> dict[str, Any]:
@@ -403,13 +474,15 @@ def summarise(spec: RunSpec, rows: Sequence[Row], games: int) -> dict[str, Any]:
                 "variant": v["key"], "baseline": b["key"],
                 "rows": compare(spec, b, by_variant[b["key"]], v, by_variant[v["key"]]),
             })
+    multiple = adjust_for_multiple_comparisons(comparisons) if comparisons else None
     return {
         "format": FORMAT, "version": VERSION,
         "game": spec.game, "title": game_class(spec.game).title, "players": spec.players,
         "lineup": list(spec.lineup), "rotate": spec.rotate, "seed": spec.seed, "detail": spec.detail,
         "games_per_variant": games, "complete": all(v["games"] >= games for v in variants),
         "alpha": stats.ALPHA, "definitions": DEFINITIONS,
-        "variants": variants, "comparisons": comparisons,
+        "sampling_unit": SAMPLING_UNIT,
+        "variants": variants, "comparisons": comparisons, "multiple_comparisons": multiple,
     }
 
 

@@ -4,7 +4,11 @@ Sweeps: ``--sweep name=v1,v2`` (repeatable) runs every combination of the listed
 The word ``default`` stands for "this option left at the game's default" (e.g.
 ``--sweep layout=default,my.json`` compares a designer's TOHM board with the standard one);
 a file actually named ``default`` is written ``./default``. Values are read like ``--option``
-values (numbers, ``true``/``false``, ``null``, else text such as a file path).
+values (numbers, ``true``/``false``, ``null``, else text such as a file path). Sweeping is
+generic: any option of any game, whatever its type (numbers, words such as TRI's
+``teleport=claim,move`` or exactly's ``start_coin=round,game,never``, file paths). A value
+read as a number or a truth value that the game refuses is tried again as the text itself (a
+layout file named ``5``, a word option whose value looks like ``yes``).
 """
 
 from __future__ import annotations
@@ -60,6 +64,28 @@ def check_agents(lineup: Sequence[str], game: str) -> None:
             raise ValueError(f"agent {spec!r} is not available for {game}: {exc}") from None
 
 
+def _load_variant(name: str, base: dict[str, Any], overrides: dict[str, Any],
+                  texts: dict[str, str]) -> tuple[Any, dict[str, Any]]:
+    """The game of one variant, and the overrides it was built with. A swept value that was
+    read as a number, a truth value or null and refused is tried again as its text; the first
+    error is the one reported."""
+    from ludoteca.registry import load_game
+
+    try:
+        return load_game(name, **{**base, **overrides}), overrides
+    except ValueError as first:
+        error = first
+    for opt, text in texts.items():
+        if isinstance(overrides[opt], str):
+            continue
+        trial = {**overrides, opt: text}
+        try:
+            return load_game(name, **{**base, **trial}), trial
+        except ValueError:
+            continue
+    raise error
+
+
 def build_spec(
     game: str,
     players: int | None,
@@ -75,7 +101,7 @@ def build_spec(
     """Validate everything (game, options of every variant, agents) and describe the run.
 
     Raises ValueError with a one-line message on any bad input."""
-    from ludoteca.registry import game_class, load_game
+    from ludoteca.registry import game_class
 
     cls = game_class(game)
     name = cls.name
@@ -104,8 +130,9 @@ def build_spec(
                 continue
             overrides[opt] = parse_option_text(text)
         key = " ".join(label) or "base"
+        texts = {opt: text for (opt, _), text in zip(parsed, combo, strict=True) if opt in overrides}
         try:
-            g = load_game(name, **{**base, **overrides})
+            g, overrides = _load_variant(name, base, overrides, texts)
         except ValueError as exc:
             raise ValueError(f"{key}: {exc}" if parsed else str(exc)) from None
         variants.append(Variant(key, overrides, g.record_options()))

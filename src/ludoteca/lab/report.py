@@ -31,18 +31,46 @@ ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")
 PERCENT_METRICS = {"advantage", "balance", "completion", "drawishness", "decision_factor", "drama"}
 
 
+def plural(count: float, word: str, many: str | None = None) -> str:
+    """``"1 tile"``, ``"2 tiles"``, ``"0 tiles"``, ``"1,500 games"`` (``many``: an irregular plural)."""
+    shown = f"{int(count):,}" if float(count).is_integer() else f"{count:,.2f}"
+    return f"{shown} {word if count == 1 else (many or word + 's')}"
+
+
+def ordinal(k: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``12th``, ``13th``, ``21st``, ..."""
+    if 10 <= k % 100 <= 20:
+        return f"{k}th"
+    return f"{k}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+def every_kth_game(k: int) -> str:
+    return "every game" if k == 1 else f"every {ordinal(k)} game"
+
+
 def pct(x: float | None, digits: int = 1) -> str:
     return "-" if x is None else f"{100 * x:.{digits}f}%"
 
 
-def ci_text(ci: Sequence[float]) -> str:
-    return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+def ci_text(ci: Sequence[float] | None) -> str:
+    return "" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def ci_num(ci: Sequence[float] | None, digits: int = 2) -> str:
+    """An interval of a mean or a ratio, not a percentage."""
+    return "" if ci is None else f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
 
 
 def pval(p: float | None) -> str:
     if p is None:
         return "-"
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def p_is(p: float | None) -> str:
+    """``p = 0.0123`` or ``p < 0.0001``."""
+    text = pval(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 def num(x: float | None, digits: int = 2) -> str:
@@ -56,20 +84,24 @@ def num(x: float | None, digits: int = 2) -> str:
 def metric_text(key: str, m: dict[str, Any]) -> str:
     if key in PERCENT_METRICS:
         text = pct(m["value"])
-        if "ci" in m:
+        if m.get("ci") is not None:
             text += " " + ci_text(m["ci"])
         return text
+    if m.get("ci") is not None:
+        return f"{num(m['value'])} {ci_num(m['ci'])}"
     return num(m["value"])
 
 
 def figure_text(f: dict[str, Any], short: bool = False) -> str:
     if f["kind"] == "proportion":
-        return f"{pct(f['value'])} {ci_text(f['ci'])}" if "ci" in f else pct(f["value"])
+        return f"{pct(f['value'])} {ci_text(f.get('ci'))}".strip()
     if short:
         return f"{f['value']:.3g}"
+    digits = 3 if f["kind"] == "mean" else 4
+    text = f"{f['value']:.{digits}f} {ci_num(f.get('ci'), digits)}".strip()
     if f["kind"] == "mean" and "sd" in f:
-        return f"{f['value']:.3f} (sd {f['sd']:.2f})"
-    return f"{f['value']:.4f}"
+        text += f" (sd {f['sd']:.2f})"
+    return text
 
 
 def short(x: float) -> str:
@@ -82,7 +114,7 @@ def first_player_sentence(v: dict[str, Any]) -> str:
     who = "seat 0" if fp["first_is_seat0"] else "the first player"
     verdict = "significant" if fp["significant"] else "not significant"
     return (f"{who} wins {pct(fp['rate'])} {ci_text(fp['ci'])} against a fair {pct(fp['fair'])} "
-            f"(advantage {100 * fp['advantage']:+.1f} points, p = {pval(fp['p_value'])}, {verdict} at 5%)")
+            f"(advantage {100 * fp['advantage']:+.1f} points, {p_is(fp['p_value'])}, {verdict} at 5%)")
 
 
 def write_summary(summary: dict[str, Any], path: str | Path) -> None:
@@ -106,7 +138,8 @@ def print_tables(summary: dict[str, Any], console: Any = None) -> None:
     if not summary["rotate"] and len(set(summary["lineup"])) > 1:
         t.add_column("agent")
     for v in variants:
-        t.add_column(f"{v['key']} ({v['games']} games)" if many else f"{v['games']} games", justify="right")
+        t.add_column(f"{v['key']} ({plural(v['games'], 'game')})" if many else plural(v["games"], "game"),
+                     justify="right")
     for s in range(n):
         cells = [str(s)]
         if not summary["rotate"] and len(set(summary["lineup"])) > 1:
@@ -151,7 +184,8 @@ def print_tables(summary: dict[str, Any], console: Any = None) -> None:
     console.print(t)
     if summary["comparisons"]:
         base = summary["comparisons"][0]["baseline"]
-        console.print(f"Variants against {base} (value (difference, p of a z-test); * significant at 5%):")
+        console.print(f"Variants against {base} (value (difference, p of the test); * significant at 5% "
+                      "before adjustment):")
         t = Table()
         measures = ("first player win rate", "shared wins", "mean turns")
         t.add_column("variant")
@@ -169,6 +203,12 @@ def print_tables(summary: dict[str, Any], console: Any = None) -> None:
                     cells.append(f"{pct(r['value'])} ({100 * r['diff']:+.1f}, p {pval(r['p_value'])}){star}")
             t.add_row(comp["variant"], *cells)
         console.print(t)
+        mc = summary.get("multiple_comparisons")
+        if mc:
+            console.print(f"Multiple comparisons: this sweep ran {plural(mc['tests'], 'test')}; "
+                          f"{mc['significant']} significant at 5% before adjustment, {mc['significant_holm']} "
+                          "after Holm's adjustment (report.html, column p (Holm)). At 5% each, about one "
+                          "test in twenty comes out significant by chance.")
         console.print("All measures, figure by figure: report.html and summary.json.")
 
 
@@ -191,7 +231,8 @@ def _rate_plot(summary: dict[str, Any], which: str, label: str) -> str:
     for k, v in enumerate(variants):
         xs = [i + (k - (len(variants) - 1) / 2) * width for i in range(n)]
         rates = [e["rate"] for e in v[which]]
-        err = [[e["rate"] - e["ci"][0] for e in v[which]], [e["ci"][1] - e["rate"] for e in v[which]]]
+        err = [[max(0.0, e["rate"] - e["ci"][0]) for e in v[which]],
+               [max(0.0, e["ci"][1] - e["rate"]) for e in v[which]]]
         ax.bar(xs, rates, width=width, yerr=err, capsize=3, label=v["key"])
     ax.axhline(1 / n, color="black", linestyle="--", linewidth=1, label="fair 1/n")
     ax.set_xticks(range(n))
@@ -245,13 +286,13 @@ def _figure_plot(summary: dict[str, Any]) -> str | None:
                 continue
             ys.append(i + (k - (len(variants) - 1) / 2) * height)
             xs.append(f["value"])
-            lo.append(f["value"] - f["ci"][0])
-            hi.append(f["ci"][1] - f["value"])
+            lo.append(max(0.0, f["value"] - f["ci"][0]))
+            hi.append(max(0.0, f["ci"][1] - f["value"]))
         ax.barh(ys, xs, height=height, xerr=[lo, hi], capsize=3, label=v["key"])
     ax.set_yticks(range(len(names)))
     ax.set_yticklabels(names)
     ax.invert_yaxis()
-    ax.set_xlabel("share (95% Wilson interval)")
+    ax.set_xlabel("share (95% interval, games as the sampling unit)")
     if len(variants) > 1:
         ax.legend(fontsize="small")
     return _png(fig)
@@ -264,23 +305,36 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max
 color:#222}
 h1{font-size:1.6em}h2{margin-top:1.8em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.8em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}td.def{text-align:left;color:#555;
-font-size:.9em;max-width:34em}.sig{color:#a00;font-weight:bold}.note{color:#555}img{max-width:100%}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}td.left,th.left{text-align:left}td:first-child{min-width:8em}
+td.def{text-align:left;color:#555;font-size:.9em;min-width:20em;max-width:34em}
+.sig{color:#a00;font-weight:bold}.note{color:#555}.warn{background:#fff6e0;border-left:4px solid #e0a000;
+padding:.4em .8em}img{max-width:100%}
 code{background:#f3f3f3;padding:0 .2em}
 """
+
+
+def _whole(text: str) -> str:
+    """An interval kept on one line (``[1.0001, 1.0065]`` never breaks after its comma)."""
+    return text.replace(", ", ",\u00a0")
 
 
 def _e(x: Any) -> str:
     return html.escape(str(x))
 
 
-def _table(head: Sequence[str], body: Sequence[Sequence[str]], raw_cols: set[int] | None = None) -> str:
+def _table(head: Sequence[str], body: Sequence[Sequence[str]], raw_cols: set[int] | None = None,
+           cell_class: dict[int, str] | None = None) -> str:
+    """An HTML table; ``raw_cols`` hold HTML already, ``cell_class`` gives a column a CSS class
+    (``def``: a definition, left-aligned text; ``left``: left-aligned)."""
     raw_cols = raw_cols or set()
-    out = ["<table><tr>", *[f"<th>{_e(h)}</th>" for h in head], "</tr>"]
+    cell_class = cell_class or {}
+    out = ["<table><tr>", *[f"<th class='left'>{_e(h)}</th>" if i in cell_class else f"<th>{_e(h)}</th>"
+                            for i, h in enumerate(head)], "</tr>"]
     for row in body:
         out.append("<tr>")
         for i, cell in enumerate(row):
-            out.append(f"<td>{cell}</td>" if i in raw_cols else f"<td>{_e(cell)}</td>")
+            cls = f" class='{cell_class[i]}'" if i in cell_class else ""
+            out.append(f"<td{cls}>{cell if i in raw_cols else _e(cell)}</td>")
         out.append("</tr>")
     out.append("</table>")
     return "".join(out)
@@ -308,9 +362,11 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
         ("games per variant", str(summary["games_per_variant"])
          + ("" if summary["complete"] else " (run incomplete: figures use the games done so far)")),
         ("variants", ", ".join(keys)),
-        ("detailed games", (f"every {summary['detail']}th game ({variants[0]['detailed_games']} per variant): "
+        ("detailed games", (f"{every_kth_game(summary['detail'])} "
+                            f"({plural(variants[0]['detailed_games'], 'game')} per variant): "
                             "branching factor, decision factor, drama and lead changes come from them")
          if summary["detail"] else "none (--detail 0)"),
+        ("sampling unit", summary.get("sampling_unit", "")),
     ]
     if command:
         info.append(("command", f"<code>{_e(command)}</code>"))
@@ -319,13 +375,14 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
         for k, v in info) + "</table>")
     opts = []
     for v in variants:
-        shown = {k: (f"{len(x)} tiles" if k == "tiles" and isinstance(x, list) else x) for k, x in v["options"].items()}
+        shown = {k: (plural(len(x), "tile") if k == "tiles" and isinstance(x, list) else x)
+                 for k, x in v["options"].items()}
         text = json.dumps(shown)
         if len(text) > 400:
             text = text[:400] + " …"
         opts.append([v["key"], text])
     add("<p class='note'>Options of each variant (the game's <code>record_options()</code>, full in "
-        "summary.json):</p>" + _table(["variant", "options"], opts))
+        "summary.json):</p>" + _table(["variant", "options"], opts, cell_class={1: "left"}))
 
     # seats
     add("<h2>Win rate by seat and by play order</h2>")
@@ -348,8 +405,8 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
         cls = " class='sig'" if fp["significant"] else ""
         add(f"<p><b>{_e(v['key'])}</b>: <span{cls}>{_e(first_player_sentence(v))}</span>. "
             f"Chi-square over play-order positions: χ² = {v['order_test']['chi2']:.2f}, "
-            f"df = {v['order_test']['df']}, p = {pval(v['order_test']['p_value'])}; over seats: "
-            f"p = {pval(v['seat_test']['p_value'])}.</p>")
+            f"df = {v['order_test']['df']}, {p_is(v['order_test']['p_value'])}; over seats: "
+            f"{p_is(v['seat_test']['p_value'])}.</p>")
     add(f"<img alt='win rate by play order' src='{_rate_plot(summary, 'positions', 'order')}'>")
     if not all(v["first_player"]["first_is_seat0"] for v in variants):
         add(f"<img alt='win rate by seat' src='{_rate_plot(summary, 'seats', 'seat')}'>")
@@ -364,7 +421,7 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
                 seats = ", ".join(f"{b['seat']}: {pct(b['rate'])}" for b in a["by_seat"] if b["rate"] is not None)
                 body.append([v["key"], a["agent"], f"{pct(a['rate'])} {ci_text(a['ci'])}", pct(a["fair"]),
                              pval(a["p_value"]), seats])
-        add(_table(["variant", "agent", "win rate", "fair", "p", "by seat"], body))
+        add(_table(["variant", "agent", "win rate", "fair", "p", "by seat"], body, cell_class={5: "left"}))
 
     # length
     add("<h2>Game length</h2><p class='note'>Turns: player turns (RULES.md's <code>turn</code>). "
@@ -389,11 +446,16 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
     # game figures
     if variants[0]["figures"]:
         add(f"<h2>{_e(summary['title'])} figures</h2>")
+        add("<p class='note'>Intervals (95%): shares of events pooled over games (e.g. turns, battles, "
+            "rounds): Wilson interval on the effective number of events, from the spread of the games' own "
+            "shares, since the events of one game are not independent; ratios (per turn, per round): "
+            "estimate ± 1.96 cluster-robust standard errors; per-game means: t interval. The game is the "
+            "sampling unit throughout.</p>")
         body = []
         for i, f in enumerate(variants[0]["figures"]):
-            body.append([f["name"], *[figure_text(v["figures"][i]) if i < len(v["figures"]) else "-"
-                                      for v in variants], f"<span class='def'>{_e(f['definition'])}</span>"])
-        add(_table(["figure", *keys, "definition"], body, raw_cols={len(keys) + 1}))
+            body.append([f["name"], *[_whole(figure_text(v["figures"][i])) if i < len(v["figures"]) else "-"
+                                      for v in variants], f["definition"]])
+        add(_table(["figure", *keys, "definition"], body, cell_class={len(keys) + 1: "def"}))
         img = _figure_plot(summary)
         if img:
             add(f"<img alt='game figures' src='{img}'>")
@@ -402,9 +464,8 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
     add("<h2>Evaluation metrics (after Ludii)</h2>")
     body = []
     for key, label in METRIC_NAMES.items():
-        body.append([label, *[metric_text(key, v["metrics"][key]) for v in variants],
-                     f"<span class='def'>{_e(DEFINITIONS[key])}</span>"])
-    add(_table(["metric", *keys, "definition"], body, raw_cols={len(keys) + 1}))
+        body.append([label, *[_whole(metric_text(key, v["metrics"][key])) for v in variants], DEFINITIONS[key]])
+    add(_table(["metric", *keys, "definition"], body, cell_class={len(keys) + 1: "def"}))
 
     # counters
     if variants[0]["counters"]:
@@ -424,22 +485,32 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
 
     # sweeps
     if summary["comparisons"]:
-        add("<h2>Variants compared</h2><p class='note'>Each variant against the first one. Proportions: "
-            "two-proportion z-test (pooled); win rates with shared wins: z-test with the observed "
-            "variances; mean turns: Welch's z. Significant at 5% in red. The variants share the seeds of "
-            "their games (game i uses the same seed in every variant).</p>")
+        mc = summary.get("multiple_comparisons") or {}
+        add("<h2>Variants compared</h2><p class='note'>Each variant against the first one, the game as the "
+            "sampling unit. Shares of games: two-proportion z-test (pooled); win rates with shared wins: "
+            "z-test with the observed variances; shares and ratios of events pooled over games (turns, "
+            "battles, rounds): z-test with cluster-robust variances (each game one cluster); per-game means "
+            "(turns, battles per game, ...): Welch's t-test. The variants share the seeds of their games "
+            "(game i uses the same seed in every variant); the tests treat them as independent samples, "
+            "which errs on the cautious side.</p>")
+        if mc:
+            add(f"<p class='warn'><b>Multiple comparisons.</b> This sweep ran {plural(mc['tests'], 'test')}: "
+                f"{mc['significant']} significant at 5% before adjustment, {mc['significant_holm']} after "
+                f"Holm's adjustment. {_e(mc['note'])}</p>")
         for comp in summary["comparisons"]:
             add(f"<h3>{_e(comp['variant'])} vs {_e(comp['baseline'])}</h3>")
             body = []
             for r in comp["rows"]:
-                is_pct = r["test"] is not None and r["measure"] != "mean turns"
+                is_pct = r.get("percent", r["measure"] != "mean turns")
                 fmt = pct if is_pct else (lambda x: num(x, 4))
                 diff = f"{100 * r['diff']:+.2f} pts" if is_pct else f"{r['diff']:+.4f}"
-                sig = "<span class='sig'>significant</span>" if r["significant"] else ""
-                body.append([_e(r["measure"]), _e(fmt(r["baseline"])), _e(fmt(r["value"])), _e(diff),
-                             _e("-" if r["z"] is None else f"{r['z']:.2f}"), _e(pval(r["p_value"])), sig])
-            add(_table(["measure", comp["baseline"], comp["variant"], "difference", "z", "p", ""], body,
-                       raw_cols=set(range(7))))
+                sig = ("<span class='sig'>significant after Holm</span>" if r.get("significant_holm")
+                       else "significant before adjustment only" if r["significant"] else "")
+                body.append([r["measure"], fmt(r["baseline"]), fmt(r["value"]), diff,
+                             "-" if r["z"] is None else f"{r['z']:.2f}", pval(r["p_value"]),
+                             pval(r.get("p_holm")), r["test"] or "-", sig])
+            add(_table(["measure", comp["baseline"], comp["variant"], "difference", "z or t", "p", "p (Holm)",
+                        "test", ""], body, raw_cols={8}, cell_class={7: "left", 8: "left"}))
     add("<p class='note'>Generated by <code>ludoteca lab</code>. Rows: games.jsonl; figures: summary.json.</p>")
     add("</body></html>")
     return "\n".join(parts)

@@ -25,6 +25,8 @@ import os
 import queue
 import random
 import signal
+import socket
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -35,6 +37,7 @@ from ludoteca.agents.base import make_agent
 from ludoteca.core.chance import sample_outcome
 from ludoteca.core.constants import TERMINAL
 from ludoteca.core.game import Game
+from ludoteca.lab import CONNECT_TIMEOUT
 
 TARGET_SECONDS = 0.25
 """How long a batch of games should take on one worker."""
@@ -399,13 +402,15 @@ def execute(
     jobs: int | None = None,
     backend: str = "local",
     address: str | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> None:
     """Play every task, calling ``on_lines`` in this process with each finished batch (one
-    JSON line per game, in the order the batch's games were given)."""
+    JSON line per game, in the order the batch's games were given). With Ray at ``address``,
+    give up (ValueError) if the cluster does not answer within ``connect_timeout`` seconds."""
     if not tasks:
         return
     if backend == "ray":
-        _execute_ray(spec, tasks, on_lines, jobs, address)
+        _execute_ray(spec, tasks, on_lines, jobs, address, connect_timeout)
         return
     if backend != "local":
         raise ValueError(f"unknown backend {backend!r}; the backends are: local, ray")
@@ -481,9 +486,62 @@ def _ray_chunk(spec: RunSpec, tasks: list[Task]) -> tuple[list[str], float]:
     return play_chunk(spec, tasks)
 
 
+def _split_address(address: str) -> tuple[str, int] | None:
+    """``host:port`` (``[v6]:port`` too) of a plain cluster address; None for ``auto``,
+    ``ray://`` client addresses and anything else Ray reads itself."""
+    if address == "auto" or "://" in address:
+        return None
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        return None
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _check_reachable(address: str, timeout: float) -> None:
+    """Fail fast, with a clear message, when nothing listens at a ``host:port`` address."""
+    parts = _split_address(address)
+    if parts is None:
+        return
+    try:
+        with socket.create_connection(parts, timeout=timeout):
+            pass
+    except TimeoutError:
+        raise ValueError(f"cannot reach Ray at {address}: no answer within {timeout:g} s "
+                         "(--connect-timeout)") from None
+    except OSError as exc:
+        raise ValueError(f"cannot reach Ray at {address}: {exc.strerror or exc} "
+                         "(is a Ray cluster running there?)") from None
+
+
+def _ray_connect(ray: Any, address: str, timeout: float, kwargs: dict[str, Any]) -> None:
+    """``ray.init(address=...)``, given up after ``timeout`` seconds: Ray itself retries
+    forever when the address does not answer as a Ray cluster would. The attempt runs in a
+    daemon thread, which is left behind (blocked in Ray) when it times out."""
+    if timeout <= 0:
+        raise ValueError(f"--connect-timeout takes a number of seconds above 0, not {timeout:g}")
+    _check_reachable(address, timeout)
+    outcome: dict[str, BaseException | None] = {}
+
+    def connect() -> None:
+        try:
+            ray.init(address=address, **kwargs)
+            outcome["error"] = None
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=connect, name="ludoteca-ray-connect", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if "error" not in outcome:
+        raise ValueError(f"cannot reach Ray at {address}: no Ray cluster answered within {timeout:g} s "
+                         "(check the address; --connect-timeout sets the wait)")
+    if outcome["error"] is not None:
+        raise outcome["error"]
+
+
 def _execute_ray(
     spec: RunSpec, tasks: Sequence[Task], on_lines: Callable[[list[str]], None],
-    jobs: int | None, address: str | None,
+    jobs: int | None, address: str | None, connect_timeout: float = CONNECT_TIMEOUT,
 ) -> None:
     try:
         import ray
@@ -494,9 +552,11 @@ def _execute_ray(
         kwargs: dict[str, Any] = {"log_to_driver": False, "logging_level": "ERROR"}
         try:
             if address:
-                ray.init(address=address, **kwargs)
+                _ray_connect(ray, address, connect_timeout, kwargs)
             else:
                 ray.init(num_cpus=jobs or default_jobs(), include_dashboard=False, **kwargs)
+        except ValueError:
+            raise
         except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ...
             where = f"at {address}" if address else "locally"
             raise ValueError(f"cannot start Ray {where}: {exc}") from None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ludoteca.lab.runner import Row, RunSpec, default_jobs, execute
+from ludoteca.lab.runner import CONNECT_TIMEOUT, Row, RunSpec, default_jobs, execute
 from ludoteca.lab.store import ResultStore, row_key
 
 
@@ -63,6 +63,7 @@ def run_spec(
     jobs: int | None = None,
     backend: str = "local",
     address: str | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT,
     progress: bool = True,
     console: Any = None,
     description: str = "games",
@@ -97,7 +98,8 @@ def run_spec(
 
     start = time.perf_counter()
     try:
-        execute(spec, tasks, on_lines, jobs=jobs, backend=backend, address=address)
+        execute(spec, tasks, on_lines, jobs=jobs, backend=backend, address=address,
+                connect_timeout=connect_timeout)
     finally:
         if bar is not None:
             bar.stop()

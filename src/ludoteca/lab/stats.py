@@ -1,9 +1,19 @@
 """Statistics for the balance lab, in plain Python (no numpy/scipy needed).
 
 Every function here is small and checked against hand-computed values in
-``tests/test_lab.py``: Wilson score intervals, the exact two-sided binomial test, the
-chi-square goodness-of-fit test, the two-proportion z-test, Welch's test for two means
-(normal approximation), percentiles with linear interpolation (numpy's default).
+``tests/test_lab.py`` and ``tests/test_lab_stats.py``: Wilson score intervals, the exact
+two-sided binomial test, the chi-square goodness-of-fit test, the two-proportion z-test,
+Student's t (intervals for per-game means, Welch's test), ratio estimators with the game as
+the sampling unit (cluster-robust), Holm's adjustment for multiple comparisons, percentiles
+with linear interpolation (numpy's default).
+
+**The sampling unit is the game.** Games are independent; the events inside one game
+(turns, battles, rounds, decisions) are not. A share of events pooled over games (e.g. the
+share of turns limited by exactly's cap) is a *ratio estimator* ``R = sum(x_i) / sum(n_i)``
+over games ``i`` (``x_i`` events of interest among ``n_i`` events in game ``i``), and its
+variance comes from the spread of the games' residuals ``x_i - R n_i`` (the linearization, or
+cluster-robust, variance), not from ``R (1 - R) / sum(n_i)``, which would treat every event
+as an independent draw and give intervals far too narrow.
 """
 
 from __future__ import annotations
@@ -86,7 +96,15 @@ def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n))) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return _clamp_interval(p, centre - half, centre + half)
+
+
+def _clamp_interval(p: float, lo: float, hi: float) -> tuple[float, float]:
+    """``(lo, hi)`` with ``0 <= lo <= p <= hi <= 1``: rounding can put a bound a hair on the
+    wrong side (1.7e-18 for p = 0, 0.9999999999999999 for p = 1), which would give a negative
+    error bar."""
+    p = min(1.0, max(0.0, p))
+    return (min(p, max(0.0, lo)), max(p, min(1.0, hi)))
 
 
 def binom_pmf(k: int, n: int, p: float) -> float:
@@ -287,3 +305,172 @@ def compare_rates(xs: Sequence[float], ys: Sequence[float]) -> tuple[str, float,
         return ("z (observed variances)", 0.0, 1.0)
     z = (sum(xs) / len(xs) - sum(ys) / len(ys)) / se
     return ("z (observed variances)", z, normal_two_sided(z))
+
+
+# --- Student's t: per-game means ------------------------------------------------------------------
+
+def _beta_cf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (Numerical Recipes 6.4)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (tiny if abs(d) < tiny else d)
+    h = d
+    for m in range(1, 10_000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (tiny if abs(d) < tiny else d)
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (tiny if abs(d) < tiny else d)
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def beta_inc(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_cf(a, b, x) / a
+    return 1.0 - front * _beta_cf(b, a, 1.0 - x) / b
+
+
+def t_two_sided(t: float, df: float) -> float:
+    """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom (the normal for df = inf)."""
+    if math.isinf(df):
+        return normal_two_sided(t)
+    if df <= 0:
+        raise ValueError("Student's t needs df > 0")
+    return min(1.0, beta_inc(df / 2.0, 0.5, df / (df + t * t)))
+
+
+def t_quantile(q: float, df: float) -> float:
+    """The ``q``-quantile (0.5 < q < 1) of Student's t with ``df`` degrees of freedom."""
+    if not 0.5 < q < 1.0:
+        raise ValueError("t_quantile takes 0.5 < q < 1")
+    target = 2.0 * (1.0 - q)  # two-sided tail probability
+    lo, hi = 0.0, 1.0
+    while t_two_sided(hi, df) > target:
+        hi *= 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if t_two_sided(mid, df) > target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return (lo + hi) / 2.0
+
+
+def mean_interval(xs: Sequence[float], level: float = 0.95) -> tuple[float, float] | None:
+    """The t interval of the mean of per-game values (None with fewer than two games)."""
+    n = len(xs)
+    if n < 2:
+        return None
+    m = mean(xs)
+    half = t_quantile(0.5 + level / 2.0, n - 1) * stdev(xs) / math.sqrt(n)
+    return (m - half, m + half)
+
+
+def welch_t(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
+    """Welch's t-test of ``mean(a) - mean(b)`` (unequal variances, Welch–Satterthwaite
+    degrees of freedom): (t, df, two-sided p). Fewer than two values on a side: (0, 0, 1)."""
+    na, nb = len(a), len(b)
+    if na < 2 or nb < 2:
+        return (0.0, 0.0, 1.0)
+    va, vb = variance(a) / na, variance(b) / nb
+    se2 = va + vb
+    diff = mean(a) - mean(b)
+    if se2 == 0:
+        return (0.0, 0.0, 1.0) if diff == 0 else (math.copysign(math.inf, diff), math.inf, 0.0)
+    df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1))
+    t = diff / math.sqrt(se2)
+    return (t, df, t_two_sided(t, df))
+
+
+# --- ratios over games: events pooled, the game as the sampling unit ----------------------------
+
+def ratio(xs: Sequence[float], ns: Sequence[float]) -> tuple[float, float]:
+    """``R = sum(xs) / sum(ns)`` and its cluster-robust (linearization) variance
+    ``sum((x_i - R n_i)^2) / sum(n_i)^2``, each game ``i`` one cluster. (0, 0) when no event."""
+    if len(xs) != len(ns):
+        raise ValueError("ratio needs one numerator and one denominator per game")
+    total = float(sum(ns))
+    if total <= 0:
+        return (0.0, 0.0)
+    r = sum(xs) / total
+    resid = sum((x - r * n) ** 2 for x, n in zip(xs, ns, strict=True))
+    return (r, resid / (total * total))
+
+
+def share_effective_n(xs: Sequence[float], ns: Sequence[float]) -> float:
+    """The effective number of independent events of a pooled share: ``R (1 - R) / var(R)``.
+
+    Equal to the number of games when each game holds one event (the plain binomial case).
+    At a share of 0 or 1 the games' spread says nothing; then the number of games holding an
+    event is used, the smallest the effective size can be (as if all events of a game were
+    one)."""
+    r, var = ratio(xs, ns)
+    total = float(sum(ns))
+    if 0.0 < r < 1.0:
+        return r * (1 - r) / var if var > 0 else total
+    return float(sum(1 for n in ns if n > 0))
+
+
+def share_interval(xs: Sequence[float], ns: Sequence[float], z: float = Z95) -> tuple[float, float]:
+    """95% interval of a share of events pooled over games: the Wilson interval on the
+    effective number of events (:func:`share_effective_n`)."""
+    r, _ = ratio(xs, ns)
+    n_eff = share_effective_n(xs, ns)
+    return wilson(r * n_eff, n_eff, z)
+
+
+def ratio_interval(xs: Sequence[float], ns: Sequence[float], z: float = Z95) -> tuple[float, float]:
+    """95% interval of a non-negative ratio of events pooled over games (e.g. battles per
+    turn): ``R ± z·se`` with the cluster-robust standard error, cut at 0."""
+    r, var = ratio(xs, ns)
+    half = z * math.sqrt(var)
+    return (max(0.0, r - half), r + half)
+
+
+def compare_ratios(x1: Sequence[float], n1: Sequence[float], x0: Sequence[float],
+                   n0: Sequence[float]) -> tuple[float, float]:
+    """z-test of the difference of two pooled ratios ``R1 - R0`` (two independent sets of
+    games), with cluster-robust variances: (z, two-sided p)."""
+    r1, v1 = ratio(x1, n1)
+    r0, v0 = ratio(x0, n0)
+    se = math.sqrt(v1 + v0)
+    if se == 0:
+        return (0.0, 1.0) if r1 == r0 else (math.copysign(math.inf, r1 - r0), 0.0)
+    z = (r1 - r0) / se
+    return (z, normal_two_sided(z))
+
+
+# --- multiple comparisons ----------------------------------------------------------------------------
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment: each p-value multiplied by the number of hypotheses not
+    yet rejected, kept monotone and at most 1. Rejecting where the adjusted p < alpha keeps
+    the chance of any false positive in the whole family at most alpha."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
