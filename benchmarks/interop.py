@@ -1,7 +1,7 @@
 """The research adapters' cost, side by side with the native engine, in one run (one core).
 
     python benchmarks/interop.py [--seconds 1] [--games exactly,tri,tohm,exagon] [--players 2]
-                                 [--iterations 200] [--moves 3] [--json]
+                                 [--iterations 200] [--moves 3] [--cap C] [--c 1.4] [--json]
 
 Part 1, steps per second — uniformly random play, the same for every row: the *decisions*
 (player actions) per second, chance resolved the same way everywhere:
@@ -13,14 +13,34 @@ Part 1, steps per second — uniformly random play, the same for every row: the 
   same with ``position_info=False``; ``pz-maskscan`` draws it from the action mask instead
   (``np.flatnonzero(mask.view(bool))``), what a generic masked-RL agent pays.
 
-Part 2, MCTS simulations per second on the same positions and the same budget: ludoteca's
-``mcts:iterations=N`` (random rollouts cut at the game's default ``cap``, leaf evaluated by
-its heuristic) against OpenSpiel's Python ``MCTSBot`` through the adapter with a
-``RandomRolloutEvaluator`` cut at the same length (``max_length=cap``). Both play ``--moves``
-decisions of one seeded game; sims/s = simulations / search time. For TRI, OpenSpiel's
-``ISMCTSBot`` is measured too (the fair comparison for hidden information: MCTSBot searches
-the true state, i.e. it sees the secret card). The bar: ludoteca's MCTS at least as fast as
-OpenSpiel's Python MCTS through the adapter (``ok``).
+Part 2, MCTS simulations per second, like with like: both searches run the same number of
+simulations (``--iterations``) from the same positions (the first ``--moves`` decisions of
+one seeded game), with
+
+* the same rollout policy: uniformly random actions, chance outcomes drawn with their
+  probabilities (ludoteca: ``rollout=random``; OpenSpiel: a random-rollout evaluator);
+* the same rollout cap: the game's default ``cap`` (``ludoteca.agents.mcts.DEFAULT_CAP``),
+  counted in actions, chance included, on both sides (``--cap`` overrides it);
+* the same leaf evaluation: a rollout that reaches the end scores the game's returns; one
+  cut at the cap scores the game's evaluation function (``ludoteca.agents.heuristics``) —
+  OpenSpiel's own ``RandomRolloutEvaluator`` would score a cut rollout with the returns of an
+  unfinished game, so :class:`CutRolloutEvaluator` gives it ludoteca's evaluation instead;
+* no pruning (ludoteca: ``prune=0``, every legal action is a child, as in ``MCTSBot``) and
+  the same UCT constant (``--c``, default 1.4, OpenSpiel's usual value).
+
+ludoteca's ``mcts:iterations=N:cap=C:rollout=random:prune=0:c=X`` against OpenSpiel's
+Python ``MCTSBot`` through the adapter; sims/s = simulations / search time. For TRI,
+OpenSpiel's ``ISMCTSBot`` is measured too (the fair comparison for hidden information:
+MCTSBot searches the true state, i.e. it sees the secret card, while ludoteca's ``mcts``
+determinizes from the observation, like ISMCTSBot). The bar: ludoteca's MCTS at least as fast
+as OpenSpiel's Python MCTS through the adapter (``ok``).
+
+For reference only, the ``tuned`` column is ludoteca's ``mcts`` as the agents play it (the
+game's default rollout policy, pruning and UCT constant, same iterations): its rollouts and
+tree differ, so it is not compared with OpenSpiel's.
+
+Times are CPU seconds of this process (``time.process_time``), not wall time, so that other
+work on a shared machine skews the figures less.
 
 ludoteca's MCTS is used when ``ludoteca.agents.make_agent("mcts")`` is available; otherwise
 its rows say ``unavailable``.
@@ -41,6 +61,11 @@ from ludoteca.core.chance import sample_chance
 
 GAMES = ("exactly", "tri", "tohm", "exagon")
 
+_clock = time.process_time
+"""Every figure is per CPU second of this process (``--seconds`` too): on a machine shared with
+other work, wall-clock rates swing with the load (and the two sides of a comparison, measured
+one after the other, would see different loads); CPU time does much less."""
+
 
 def _options(name: str, players: int) -> dict[str, Any]:
     opts: dict[str, Any] = {"players": players}
@@ -55,9 +80,9 @@ def native_steps(name: str, players: int, seconds: float, seed: int = 0) -> floa
     game = ludoteca.load_game(name, **_options(name, players))
     rng = random.Random(seed)
     decisions = 0
-    start = time.perf_counter()
+    start = _clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while _clock() < deadline:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -66,7 +91,7 @@ def native_steps(name: str, players: int, seconds: float, seed: int = 0) -> floa
                 legal = state.legal_actions()
                 state.apply_action(legal[rng.randrange(len(legal))])
                 decisions += 1
-    return decisions / (time.perf_counter() - start)
+    return decisions / (_clock() - start)
 
 
 def openspiel_steps(name: str, players: int, seconds: float, seed: int = 0) -> float:
@@ -75,9 +100,9 @@ def openspiel_steps(name: str, players: int, seconds: float, seed: int = 0) -> f
     game = openspiel.load(name, players=players)
     rng = random.Random(seed)
     decisions = 0
-    start = time.perf_counter()
+    start = _clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while _clock() < deadline:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -93,7 +118,7 @@ def openspiel_steps(name: str, players: int, seconds: float, seed: int = 0) -> f
                 legal = state.legal_actions()
                 state.apply_action(legal[rng.randrange(len(legal))])
                 decisions += 1
-    return decisions / (time.perf_counter() - start)
+    return decisions / (_clock() - start)
 
 
 def pettingzoo_steps(name: str, players: int, seconds: float, seed: int = 0, position_info: bool = True,
@@ -105,10 +130,10 @@ def pettingzoo_steps(name: str, players: int, seconds: float, seed: int = 0, pos
     env = pettingzoo.raw_env(name, players=players, position_info=position_info)
     rng = random.Random(seed)
     decisions = 0
-    start = time.perf_counter()
+    start = _clock()
     deadline = start + seconds
     episode = 0
-    while time.perf_counter() < deadline:
+    while _clock() < deadline:
         env.reset(seed=seed + episode)
         episode += 1
         for _agent in env.agent_iter():
@@ -119,7 +144,7 @@ def pettingzoo_steps(name: str, players: int, seconds: float, seed: int = 0, pos
             legal = np.flatnonzero(obs["action_mask"].view(bool)) if scan_mask else info["legal_actions"]
             env.step(int(legal[rng.randrange(len(legal))]))
             decisions += 1
-    return decisions / (time.perf_counter() - start)
+    return decisions / (_clock() - start)
 
 
 # --- part 2: MCTS simulations per second ----------------------------------------------------
@@ -144,28 +169,84 @@ def _positions(name: str, players: int, moves: int, seed: int) -> list[list[int]
     return out
 
 
-def ludoteca_mcts(name: str, players: int, iterations: int, histories: list[list[int]], seed: int) -> dict:
-    from ludoteca.agents import make_agent
-    from ludoteca.agents.mcts import DEFAULT_CAP
+def _warm_up(new_state: Any, histories: list[list[int]], step: Any) -> None:
+    """One untimed search of the first position, so that neither side's figure includes the
+    one-time costs of a first call (imports, caches)."""
+    if histories:
+        state = new_state()
+        for a in histories[0]:
+            state.apply_action(a)
+        step(state)
 
-    cap = DEFAULT_CAP.get(name, 100)
-    agent = make_agent(f"mcts:iterations={iterations}:cap={cap}", seed=seed, game=name)
+
+def like_for_like_spec(iterations: int, cap: int, c: float) -> str:
+    """ludoteca's MCTS configured as OpenSpiel's MCTSBot with a random-rollout evaluator."""
+    return f"mcts:iterations={iterations}:cap={cap}:rollout=random:prune=0:c={c:g}"
+
+
+def ludoteca_mcts(name: str, players: int, spec: str, histories: list[list[int]], seed: int) -> dict:
+    from ludoteca.agents import make_agent
+
+    agent = make_agent(spec, seed=seed, game=name)
     game = ludoteca.load_game(name, **_options(name, players))
+    _warm_up(game.new_initial_state, histories, agent.step)
     sims = 0
     spent = 0.0
     for history in histories:
         state = game.new_initial_state()
         for a in history:
             state.apply_action(a)
-        start = time.perf_counter()
+        start = _clock()
         agent.step(state)
-        spent += time.perf_counter() - start
-        sims += getattr(agent, "last_iterations", iterations)
-    return {"sims": sims, "seconds": spent, "cap": cap}
+        spent += _clock() - start
+        sims += agent.last_iterations
+    return {"sims": sims, "seconds": spent}
+
+
+def cut_rollout_evaluator(name: str, cap: int, random_state: Any) -> Any:
+    """OpenSpiel's random-rollout evaluator, with ludoteca's leaf evaluation at the cap."""
+    from open_spiel.python.algorithms import mcts
+
+    from ludoteca.agents import heuristics
+
+    class CutRolloutEvaluator(mcts.RandomRolloutEvaluator):
+        """Uniformly random rollouts of at most ``max_length`` actions (chance included), as
+        ``RandomRolloutEvaluator``; a rollout cut at the cap is scored by ``value`` (ludoteca's
+        evaluation function) instead of the returns of an unfinished game."""
+
+        def __init__(self, value: Any, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.value = value
+
+        def evaluate(self, state: Any) -> Any:
+            import numpy as np
+
+            rs = self._random_state
+            result = None
+            for _ in range(self.n_rollouts):
+                working_state = state.clone()
+                length = 0
+                while not working_state.is_terminal() and (self.max_length is None or length < self.max_length):
+                    if working_state.is_chance_node():
+                        actions, probs = zip(*working_state.chance_outcomes(), strict=True)
+                        action = rs.choice(actions, p=probs)
+                    else:
+                        action = rs.choice(working_state.legal_actions())
+                    working_state.apply_action(action)
+                    length += 1
+                if working_state.is_terminal():
+                    returns = np.array(working_state.returns())
+                else:
+                    returns = np.array(self.value(working_state.ludoteca_state))
+                result = returns if result is None else result + returns
+            return result / self.n_rollouts
+
+    return CutRolloutEvaluator(heuristics.value_function(name), n_rollouts=1, random_state=random_state,
+                               max_length=cap)
 
 
 def openspiel_mcts(name: str, players: int, iterations: int, histories: list[list[int]], seed: int,
-                   cap: int, ismcts: bool = False) -> dict:
+                   cap: int, c: float, ismcts: bool = False) -> dict:
     import numpy as np
     from open_spiel.python.algorithms import mcts
 
@@ -173,23 +254,24 @@ def openspiel_mcts(name: str, players: int, iterations: int, histories: list[lis
 
     game = openspiel.load(name, players=players)
     rs = np.random.RandomState(seed)
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs, max_length=cap)
+    evaluator = cut_rollout_evaluator(name, cap, rs)
     if ismcts:
         from open_spiel.python.algorithms import ismcts as os_ismcts
 
-        bot = os_ismcts.ISMCTSBot(game, evaluator, uct_c=1.4, max_simulations=iterations, random_state=rs)
+        bot = os_ismcts.ISMCTSBot(game, evaluator, uct_c=c, max_simulations=iterations, random_state=rs)
     else:
-        bot = mcts.MCTSBot(game, uct_c=1.4, max_simulations=iterations, evaluator=evaluator,
+        bot = mcts.MCTSBot(game, uct_c=c, max_simulations=iterations, evaluator=evaluator,
                            solve=False, random_state=rs)
+    _warm_up(game.new_initial_state, histories, bot.step)
     sims = 0
     spent = 0.0
     for history in histories:
         state = game.new_initial_state()
         for a in history:
             state.apply_action(a)
-        start = time.perf_counter()
+        start = _clock()
         bot.step(state)
-        spent += time.perf_counter() - start
+        spent += _clock() - start
         sims += iterations
     return {"sims": sims, "seconds": spent}
 
@@ -206,13 +288,52 @@ def _mcts_available() -> str | None:
 
 # --- the run --------------------------------------------------------------------------------
 
+def _rate(result: dict) -> int:
+    return round(result["sims"] / result["seconds"]) if result["seconds"] > 0 else 0
+
+
+def mcts_row(name: str, args: argparse.Namespace, missing: str | None) -> dict:
+    """Part 2 for one game: the like-for-like searches side by side (and ludoteca's tuned one)."""
+    from ludoteca.agents.mcts import DEFAULT_CAP
+
+    histories = _positions(name, args.players, args.moves, args.seed)
+    cap = args.cap if args.cap is not None else DEFAULT_CAP.get(name, 100)
+    spec = like_for_like_spec(args.iterations, cap, args.c)
+    row: dict[str, Any] = {"part": "mcts", "game": name, "players": args.players, "iterations": args.iterations,
+                           "positions": len(histories), "rollout_cap": cap, "c": args.c, "ludoteca_spec": spec}
+    if missing is None:
+        row["ludoteca_mcts_sims_per_s"] = _rate(ludoteca_mcts(name, args.players, spec, histories, args.seed))
+        tuned = f"mcts:iterations={args.iterations}"
+        row["ludoteca_tuned_sims_per_s"] = _rate(ludoteca_mcts(name, args.players, tuned, histories, args.seed))
+    else:
+        row["ludoteca_mcts_sims_per_s"] = f"unavailable: {missing}"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = openspiel_mcts(name, args.players, args.iterations, histories, args.seed, cap, args.c)
+            row["openspiel_mcts_sims_per_s"] = _rate(theirs)
+            if name == "tri":
+                is_ = openspiel_mcts(name, args.players, args.iterations, histories, args.seed, cap, args.c,
+                                     ismcts=True)
+                row["openspiel_ismcts_sims_per_s"] = _rate(is_)
+    except ImportError as exc:
+        row["openspiel_mcts_sims_per_s"] = f"unavailable: {exc}"
+    mine_rate, theirs_rate = row["ludoteca_mcts_sims_per_s"], row["openspiel_mcts_sims_per_s"]
+    if isinstance(mine_rate, int) and isinstance(theirs_rate, int) and theirs_rate > 0:
+        row["speedup"] = round(mine_rate / theirs_rate, 2)
+        row["ok"] = mine_rate >= theirs_rate
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per steps-per-second measure")
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per steps-per-second measure")
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=200, help="MCTS simulations per move")
     parser.add_argument("--moves", type=int, default=3, help="searched positions per game")
+    parser.add_argument("--cap", type=int, default=None, help="rollout cap (default: the game's DEFAULT_CAP)")
+    parser.add_argument("--c", type=float, default=1.4, help="UCT constant of both searches")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
     args = parser.parse_args(argv)
@@ -241,51 +362,26 @@ def main(argv: list[str] | None = None) -> int:
 
     missing = _mcts_available()
     for name in games:
-        histories = _positions(name, args.players, args.moves, args.seed)
-        row = {"part": "mcts", "game": name, "players": args.players, "iterations": args.iterations,
-               "positions": len(histories)}
-        cap = 60
-        row["ludoteca_mcts_sims_per_s"] = f"unavailable: {missing}"
-        if missing is None:
-            try:
-                mine = ludoteca_mcts(name, args.players, args.iterations, histories, args.seed)
-            except ImportError as exc:  # e.g. a game's heuristics not written yet
-                row["ludoteca_mcts_sims_per_s"] = f"unavailable: {exc}"
-            else:
-                cap = mine["cap"]
-                row["ludoteca_mcts_sims_per_s"] = round(mine["sims"] / mine["seconds"], 1)
-        row["rollout_cap"] = cap
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                theirs = openspiel_mcts(name, args.players, args.iterations, histories, args.seed, cap)
-                row["openspiel_mcts_sims_per_s"] = round(theirs["sims"] / theirs["seconds"], 1)
-                if name == "tri":
-                    is_ = openspiel_mcts(name, args.players, args.iterations, histories, args.seed, cap,
-                                         ismcts=True)
-                    row["openspiel_ismcts_sims_per_s"] = round(is_["sims"] / is_["seconds"], 1)
-        except ImportError as exc:
-            row["openspiel_mcts_sims_per_s"] = f"unavailable: {exc}"
-        mine_rate, theirs_rate = row["ludoteca_mcts_sims_per_s"], row["openspiel_mcts_sims_per_s"]
-        if isinstance(mine_rate, float) and isinstance(theirs_rate, float):
-            row["speedup"] = round(mine_rate / theirs_rate, 2)
-            row["ok"] = mine_rate >= theirs_rate
-        emit(row)
+        emit(mcts_row(name, args, missing))
 
     if not args.json:
-        print(f"Decisions per second, random play, {args.players} players (one core):")
+        print(f"Decisions per CPU second, random play, {args.players} players (one core):")
         print(f"{'game':<9}{'native':>10}{'openspiel':>11}{'pettingzoo':>12}{'pz-noinfo':>11}{'pz-maskscan':>13}")
         for r in rows:
             if r["part"] == "steps":
                 print(f"{r['game']:<9}{r['native']:>10}{r['openspiel']!s:>11}{r['pettingzoo']!s:>12}"
                       f"{r['pz-noinfo']!s:>11}{r['pz-maskscan']!s:>13}")
-        print(f"\nMCTS simulations per second, {args.iterations} simulations per move:")
-        print(f"{'game':<9}{'cap':>5}{'ludoteca':>10}{'openspiel':>11}{'os-ismcts':>11}{'speedup':>9}  ok")
+        print(f"\nMCTS simulations per CPU second, {args.iterations} simulations per move, like with like "
+              f"(uniformly random rollouts cut at `cap` actions, leaf scored by ludoteca's evaluation, "
+              f"no pruning, c={args.c:g}; `tuned`: ludoteca's mcts as the agents play it, not comparable):")
+        print(f"{'game':<9}{'cap':>5}{'ludoteca':>10}{'openspiel':>11}{'os-ismcts':>11}{'speedup':>9}"
+              f"{'tuned':>9}  ok")
         for r in rows:
             if r["part"] == "mcts":
                 print(f"{r['game']:<9}{r['rollout_cap']:>5}{r['ludoteca_mcts_sims_per_s']!s:>10}"
                       f"{r['openspiel_mcts_sims_per_s']!s:>11}{r.get('openspiel_ismcts_sims_per_s', '-')!s:>11}"
-                      f"{r.get('speedup', '-')!s:>9}  {r.get('ok', '-')}")
+                      f"{r.get('speedup', '-')!s:>9}{r.get('ludoteca_tuned_sims_per_s', '-')!s:>9}  "
+                      f"{r.get('ok', '-')}")
     bad = [r for r in rows if r.get("ok") is False]
     return 1 if bad else 0
 

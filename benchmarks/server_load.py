@@ -183,7 +183,9 @@ def main() -> int:
     if not 1 <= args.tables <= 2000 or not 1 <= args.seconds <= 600:
         parser.error("--tables 1..2000 and --seconds 1..600")
     with tempfile.TemporaryDirectory(prefix="ludoteca-load-") as tmp:
-        options = ["--ai-delay", "0"] + (["--database", args.database] if args.database else [])
+        # one client address opens every table: lift the per-address creation limit (docs/web.md)
+        options = ["--ai-delay", "0", "--create-burst", str(2 * args.tables)] \
+            + (["--database", args.database] if args.database else [])
         with running_server(tmp, *options) as url:
             base = url.removeprefix("http://")
             result = asyncio.run(asyncio.wait_for(run(args, base), timeout=args.seconds + 120))

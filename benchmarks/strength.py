@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import multiprocessing as mp
+import os
 import random
 import time
 from typing import Any
@@ -211,6 +212,7 @@ def main() -> None:
             a, b = pairing.split("-")
             for i in range(args.n):
                 tasks.append((g, spec_for(g, a), spec_for(g, b), i, args.duplicate))
+    _load()  # remember the load average at the start
     out = open(args.json, "a") if args.json else None  # noqa: SIM115
     results: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     start = time.perf_counter()
@@ -226,10 +228,11 @@ def main() -> None:
                       flush=True)
     if out:
         out.close()
-    print(f"# total {time.perf_counter() - start:.0f} s", flush=True)
+    print(f"# total {time.perf_counter() - start:.0f} s; load average {_load()} at the start, "
+          f"{_load(now=True)} at the end ({os.cpu_count()} CPUs)", flush=True)
     print()
-    print("| game | A | B | games | A's score | 95% CI | bar | A s/move (mean, max wall, max CPU) |")
-    print("| --- | --- | --- | ---: | ---: | --- | --- | --- |")
+    print("| game | A | B | games | A's score | 95% CI | bar | A moves timed | A s/move (mean, max wall, max CPU) |")
+    print("| --- | --- | --- | ---: | ---: | --- | --- | ---: | --- |")
     for g in games:
         for pairing in pairings:
             a, b = pairing.split("-")
@@ -240,8 +243,20 @@ def main() -> None:
             bar = BAR.get(pairing)
             print(f"| {g} | {resolved_mcts(g, key[1]) if 'mcts' in a or a == 'clairvoyant' else key[1]} "
                   f"| {key[2]} | {s['n']} | {s['rate']:.3f} | [{s['lo']:.3f}, {s['hi']:.3f}] "
-                  f"| {'' if bar is None else f'>= {bar:.2f}'} | {s['a_mean']:.3f}, {s['a_max']:.3f}, "
+                  f"| {'' if bar is None else f'>= {bar:.2f}'} | {s['a_moves']} | {s['a_mean']:.3f}, {s['a_max']:.3f}, "
                   f"{s['a_cpu_max']:.3f} |")
+
+
+_START_LOAD: list[str] = []
+
+
+def _load(now: bool = False) -> str:
+    """The 1-minute load average (the first call's value unless ``now``): CPU times per move are
+    only comparable between runs on machines loaded alike."""
+    current = f"{os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "?"
+    if not _START_LOAD:
+        _START_LOAD.append(current)
+    return current if now else _START_LOAD[0]
 
 
 def summary(game: str, a: str, b: str, rs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -253,7 +268,7 @@ def summary(game: str, a: str, b: str, rs: list[dict[str, Any]]) -> dict[str, An
         "game": game, "a": a, "b": b, "n": n, "score": score, "rate": round(score / n, 4),
         "lo": round(lo, 4), "hi": round(hi, 4),
         "a_mean": sum(r["a_time"] for r in rs) / max(1, moves), "a_max": max(r["a_max"] for r in rs),
-        "a_cpu_max": max(r.get("a_cpu_max", 0.0) for r in rs),
+        "a_cpu_max": max(r.get("a_cpu_max", 0.0) for r in rs), "a_moves": moves,
     }
 
 

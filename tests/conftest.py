@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import ludoteca
 from ludoteca.core.chance import random_action
 from ludoteca.core.game import State
+from tests.ci_required import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401  (CI: no skips)
 
 # Every game with every player count it supports (EXAGON without clock for random play).
 PLAYER_COUNTS = {"exactly": range(2, 7), "tri": range(2, 5), "tohm": range(2, 6), "exagon": range(2, 6)}
