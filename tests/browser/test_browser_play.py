@@ -30,6 +30,8 @@ def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # anything the Content-Security-Policy blocks (an inline style or script) is an error too
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.set_default_timeout(20_000)
     return ctx, page, errors
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 import socket
 
 from ludoteca.cli import UsageError
+from ludoteca.web.limits import ServerLimits
 
 HELP = "start the web server: play in the browser with friends"
 
@@ -21,6 +23,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds an AI seat waits before moving, so people can follow (default 0.6)")
     parser.add_argument("--ai-workers", type=int, default=1,
                         help="processes computing heuristic/MCTS moves (default 1)")
+    parser.add_argument("--allowed-origin", action="append", default=[], metavar="URL",
+                        help="another origin whose pages may use this server (websockets, creating tables, "
+                             "joining), e.g. https://games.example.org; repeatable. The server's own address "
+                             "is always allowed")
+    parser.add_argument("--stats-token", metavar="TOKEN", default=None,
+                        help="serve /api/stats (timings for operators) to requests with the header "
+                             "'Authorization: Bearer TOKEN'; without it /api/stats does not exist")
+    parser.add_argument("--rematch-hold", type=float, default=120.0, metavar="SECONDS",
+                        help="seconds a rematch keeps each previous player's seat for them (default 120)")
+    parser.add_argument("--stall-after", type=float, default=300.0, metavar="SECONDS",
+                        help="seconds without a move, the player to move being away, before the lobby "
+                             "shows a table as stalled (default 300)")
+    parser.add_argument("--create-rate", type=float, default=10.0, metavar="N",
+                        help="tables one client address may create per minute, after a burst (default 10)")
+    parser.add_argument("--create-burst", type=int, default=20, metavar="N",
+                        help="tables one client address may create at once (default 20)")
+    parser.add_argument("--max-spectators", type=int, default=200, metavar="N",
+                        help="connections watching one table without a seat (default 200)")
+    parser.add_argument("--waiting-ttl", type=float, default=30.0, metavar="MINUTES",
+                        help="minutes after which a table nobody joined expires (default 30; 0: never)")
+    parser.add_argument("--resume-limit", type=int, default=2000, metavar="N",
+                        help="tables in play rebuilt at start-up, the most recently active; the others "
+                             "when someone opens them (default 2000)")
     parser.add_argument("--log-level", default="warning",
                         choices=["critical", "error", "warning", "info", "debug"], help="server log level")
 
@@ -37,6 +62,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port must be 0 to 65535, not {args.port}")
     if args.ai_delay < 0 or args.ai_workers < 1:
         raise UsageError("--ai-delay must be >= 0 and --ai-workers >= 1")
+    limits = _limits(args)
+    if args.rematch_hold < 0 or args.stall_after < 0:
+        raise UsageError("--rematch-hold and --stall-after are seconds, 0 or more")
+    if args.stats_token is not None and len(args.stats_token) < 8:
+        raise UsageError("--stats-token needs at least 8 characters")
+    from ludoteca.web.security import normalize_origin
+
+    for origin in args.allowed_origin:
+        try:
+            normalize_origin(origin)
+        except ValueError as exc:
+            raise UsageError(f"--allowed-origin: {exc}") from None
     if args.database and "://" not in args.database:
         raise UsageError(f"--database takes a SQLAlchemy URL such as sqlite:///file.db, not {args.database!r}")
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
@@ -51,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
     sock.set_inheritable(True)
     try:
         app = create_app(database=args.database, data_dir=args.data_dir, ai_delay=args.ai_delay,
-                         ai_workers=args.ai_workers)
+                         ai_workers=args.ai_workers, allowed_origins=args.allowed_origin,
+                         stats_token=args.stats_token, rematch_hold=args.rematch_hold,
+                         stall_after=args.stall_after, limits=limits)
     except Exception as exc:
         sock.close()
         raise UsageError(f"cannot open the database: {exc}") from None
@@ -64,6 +103,19 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
     return 0
+
+
+def _limits(args: argparse.Namespace) -> ServerLimits:
+    """The server's limits from the command line (UsageError naming a bad one)."""
+    checks = [("--create-rate", args.create_rate, 0), ("--create-burst", args.create_burst, 1),
+              ("--max-spectators", args.max_spectators, 0), ("--waiting-ttl", args.waiting_ttl, 0),
+              ("--resume-limit", args.resume_limit, 0)]
+    for flag, value, least in checks:
+        if not math.isfinite(value) or value < least:
+            raise UsageError(f"{flag} must be at least {least}, not {value}")
+    return ServerLimits(create_per_minute=args.create_rate, create_burst=args.create_burst,
+                        max_spectators=args.max_spectators, waiting_ttl=args.waiting_ttl * 60,
+                        resume_limit=args.resume_limit)
 
 
 def _safe_url(url: str) -> str:

@@ -1,6 +1,6 @@
 """Persistent tables through SQLAlchemy: SQLite by default, PostgreSQL with a URL.
 
-Three tables:
+Three tables (a column added by a newer version is added to an older database at start-up):
 
 - ``ludo_tables``: one row per game table (game, options, seed, status, result, rematch link);
 - ``ludo_seats``: one row per seat (open / human / ai, the AI level, the player's name, the
@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Float,
     ForeignKey,
     Integer,
@@ -29,6 +30,8 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    inspect,
+    or_,
     select,
     update,
 )
@@ -56,6 +59,7 @@ class TableRow(Base):
     result: Mapped[str | None] = mapped_column(Text, nullable=True)
     rematch_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    unlisted: Mapped[bool | None] = mapped_column(Boolean, nullable=True, default=False)
 
 
 class SeatRow(Base):
@@ -105,6 +109,7 @@ class TableData:
     result: dict[str, Any] | None = None
     rematch_id: str | None = None
     rematch_of: str | None = None
+    unlisted: bool = False
 
 
 @dataclass
@@ -116,6 +121,14 @@ class AppendRequest:
     actions: list[tuple[int | None, dict[str, Any]]]
     status: str | None = None
     result: dict[str, Any] | None = None
+    seats: list[tuple[int, SeatData]] = field(default_factory=list)
+    """Open seats taken in the same transaction (the last join and the game's start are one)."""
+    expect_status: str | None = None
+    """Store nothing unless the table still has this status (e.g. a join to a table that expired)."""
+
+
+class Conflict(Exception):
+    """A conditional write found the table changed (a seat taken, a status changed): nothing stored."""
 
 
 def database_url(data_dir: str | Path | None, url: str | None) -> str:
@@ -145,6 +158,7 @@ class Repository:
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         Base.metadata.create_all(self.engine)
+        _add_missing_columns(self.engine)
 
     @property
     def dialect(self) -> str:
@@ -160,6 +174,7 @@ class Repository:
                 id=data.id, game=data.game, options=_dumps(data.options), seed=data.seed,
                 status=data.status, created_at=data.created_at, updated_at=data.updated_at,
                 n_actions=0, result=None, rematch_id=None, rematch_of=data.rematch_of,
+                unlisted=data.unlisted,
             ))
             s.flush()
             for i, seat in enumerate(data.seats):
@@ -198,7 +213,15 @@ class Repository:
         mark = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
         insert_sql = ("INSERT INTO ludo_actions (table_id, seq, seat, action, created_at) "
                       f"VALUES ({mark}, {mark}, {mark}, {mark}, {mark})")
+        seat_sql = (f"UPDATE ludo_seats SET kind = {mark}, level = {mark}, name = {mark}, token_hash = {mark} "
+                    f"WHERE table_id = {mark} AND seat = {mark} AND kind = 'open'")
         with self.engine.begin() as conn:
+            for req in batch:
+                for seat, data in req.seats:
+                    done = conn.exec_driver_sql(seat_sql, (data.kind, data.level, data.name, data.token_hash,
+                                                           req.table_id, seat))
+                    if done.rowcount != 1:
+                        raise Conflict(f"table {req.table_id}: seat {seat} is no longer open")
             if rows:
                 conn.exec_driver_sql(insert_sql, rows)
             for req in batch:
@@ -210,8 +233,14 @@ class Repository:
                 if req.result is not None:
                     sets.append(f"result = {mark}")
                     params.append(_dumps(req.result))
-                conn.exec_driver_sql(f"UPDATE ludo_tables SET {', '.join(sets)} WHERE id = {mark}",
-                                     (*params, req.table_id))
+                where = f"id = {mark}"
+                params.append(req.table_id)
+                if req.expect_status is not None:
+                    where += f" AND status = {mark}"
+                    params.append(req.expect_status)
+                done = conn.exec_driver_sql(f"UPDATE ludo_tables SET {', '.join(sets)} WHERE {where}", tuple(params))
+                if done.rowcount != 1:
+                    raise Conflict(f"table {req.table_id} is no longer {req.expect_status or 'stored'}")
 
     def checkpoint(self) -> None:
         """SQLite: copy the write-ahead log into the database (PASSIVE: never blocks writers).
@@ -229,6 +258,16 @@ class Repository:
         with Session(self.engine) as s, s.begin():
             s.execute(update(TableRow).where(TableRow.id == table_id).values(**values))
 
+    def expire_waiting(self, before: float, status: str = "expired") -> list[str]:
+        """Mark every table still waiting whose last change is older than ``before`` (epoch
+        seconds) as ``status``; returns their ids."""
+        stamp = time.time()
+        with Session(self.engine) as s, s.begin():  # one conditional UPDATE: a join committed meanwhile wins
+            s.execute(update(TableRow).where(TableRow.status == "waiting", TableRow.updated_at < before)
+                      .values(status=status, updated_at=stamp))
+            rows = s.execute(select(TableRow.id).where(TableRow.status == status, TableRow.updated_at == stamp))
+            return [r[0] for r in rows]
+
     def set_rematch(self, table_id: str, rematch_id: str) -> None:
         with Session(self.engine) as s, s.begin():
             s.execute(update(TableRow).where(TableRow.id == table_id).values(rematch_id=rematch_id))
@@ -241,16 +280,30 @@ class Repository:
                 return None
             return self._table_data(s, row)
 
-    def table_ids(self, statuses: tuple[str, ...]) -> list[str]:
+    def table_ids(self, statuses: tuple[str, ...], limit: int | None = None) -> list[str]:
+        """Ids of the tables in ``statuses``, oldest first (the ``limit`` most recently changed)."""
         with Session(self.engine) as s:
-            rows = s.execute(select(TableRow.id).where(TableRow.status.in_(statuses))
-                             .order_by(TableRow.created_at))
+            q = select(TableRow.id, TableRow.created_at).where(TableRow.status.in_(statuses))
+            if limit is not None:
+                q = q.order_by(TableRow.updated_at.desc()).limit(limit)
+            rows = sorted(s.execute(q), key=lambda r: r[1])
             return [r[0] for r in rows]
+
+    def full_waiting_ids(self, limit: int | None = None) -> list[str]:
+        """Tables still ``waiting`` whose seats are all taken (a start that was never stored)."""
+        with Session(self.engine) as s:
+            open_seat = select(SeatRow.table_id).where(SeatRow.kind == "open")
+            q = (select(TableRow.id).where(TableRow.status == "waiting", TableRow.id.not_in(open_seat))
+                 .order_by(TableRow.created_at))
+            if limit is not None:
+                q = q.limit(limit)
+            return [r[0] for r in s.execute(q)]
 
     def list_tables(self, limit: int = 50, statuses: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
         """Summaries of the most recently updated tables (newest first)."""
         with Session(self.engine) as s:
-            q = select(TableRow).order_by(TableRow.updated_at.desc()).limit(limit)
+            q = select(TableRow).where(or_(TableRow.unlisted.is_(None), TableRow.unlisted.is_(False)))
+            q = q.order_by(TableRow.updated_at.desc()).limit(limit)
             if statuses:
                 q = q.where(TableRow.status.in_(statuses))
             rows = list(s.scalars(q))
@@ -287,8 +340,30 @@ class Repository:
             action_seats=[a.seat for a in actions],
             action_times=[a.created_at for a in actions],
             result=json.loads(row.result) if row.result else None,
-            rematch_id=row.rematch_id, rematch_of=row.rematch_of,
+            rematch_id=row.rematch_id, rematch_of=row.rematch_of, unlisted=bool(row.unlisted),
         )
+
+    def seats_of(self, table_id: str) -> list[SeatData]:
+        """The seats of a table (an empty list if there is no such table)."""
+        with Session(self.engine) as s:
+            return [SeatData(kind=x.kind, level=x.level, name=x.name, token_hash=x.token_hash)
+                    for x in s.scalars(select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.seat))]
+
+
+def _add_missing_columns(engine: Engine) -> None:
+    """Add the columns a newer version declares to tables created by an older one (``create_all``
+    creates missing tables, never missing columns). Only nullable columns are added, empty."""
+    existing = inspect(engine)
+    with engine.begin() as conn:
+        for table in Base.metadata.sorted_tables:
+            if not existing.has_table(table.name):
+                continue
+            present = {c["name"] for c in existing.get_columns(table.name)}
+            for column in table.columns:
+                if column.name in present or not column.nullable:
+                    continue
+                kind = column.type.compile(dialect=engine.dialect)
+                conn.exec_driver_sql(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}')
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

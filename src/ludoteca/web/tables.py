@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import random
+import re
 import secrets
 import time
 from collections import deque
@@ -35,34 +36,51 @@ from typing import Any
 from ludoteca.core.chance import sample_chance
 from ludoteca.core.game import Action, Game, State
 from ludoteca.core.records import Record
+from ludoteca.core.visibility import UNIQUE_TEST_LIMIT, LogVisibility, hidden_part
 from ludoteca.registry import GAMES, game_class, load_game
 from ludoteca.web.ai import AIRunner, agent_seed, available_levels
 from ludoteca.web.clock import TurnClock, clock_of
-from ludoteca.web.storage import AppendRequest, Repository, SeatData, TableData
+from ludoteca.web.limits import (
+    MAX_SPECTATORS,
+    RESUME_LIMIT,
+    SERVER_ONLY_OPTIONS,
+    WAITING_TTL,
+    BadInput,
+    check_options,
+    check_stored_options,
+    shown_id,
+    valid_table_id,
+)
+from ludoteca.web.storage import AppendRequest, Conflict, Repository, SeatData, TableData
 
 log = logging.getLogger("ludoteca.web")
 
-WAITING, PLAYING, OVER, BROKEN = "waiting", "playing", "over", "broken"
+WAITING, PLAYING, OVER, BROKEN, EXPIRED = "waiting", "playing", "over", "broken", "expired"
 OPEN, HUMAN, AI = "open", "human", "ai"
 MAX_NAME = 24
-EXCLUDED_OPTIONS = frozenset({"tiles"})
+EXCLUDED_OPTIONS = SERVER_ONLY_OPTIONS
 """Options the web form may not set (EXAGON's ``tiles`` may name a file on the server)."""
-UNIQUE_TEST_LIMIT = 64
-"""Above this many legal actions a hidden-looking log entry stays hidden (no uniqueness test)."""
 CONNECTION_QUEUE = 256
+REMATCH_HOLD = 120.0
+"""Seconds a rematch keeps each previous player's seat for the holder of that player's token."""
+STALL_AFTER = 300.0
+"""Seconds without a move, with a human to move who is away, before the lobby shows 'stalled'."""
 """Messages waiting for a slow client before the server drops it."""
 
 Viewer = int | None
+_JOIN_KEY = re.compile(r"[A-Za-z0-9_-]{22,128}")
 
 
 class WebError(Exception):
     """A request the server refuses: a short code, a readable message, an HTTP status."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, status: int = 400,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        self.headers = headers
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "error", "code": self.code, "message": self.message}
@@ -78,6 +96,10 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
+def valid_join_key(key: Any) -> bool:
+    return isinstance(key, str) and _JOIN_KEY.fullmatch(key) is not None
+
+
 def clean_name(name: Any, default: str) -> str:
     if name is None:
         return default
@@ -87,26 +109,6 @@ def clean_name(name: Any, default: str) -> str:
     if len(text) > MAX_NAME:
         raise WebError("bad_name", f"a name has at most {MAX_NAME} characters")
     return text or default
-
-
-def hidden_part(obs: Any, full: Any, path: tuple = ()) -> list[tuple[tuple, Any]]:
-    """What ``full`` holds that ``obs`` does not show: ``[(path, value)]`` (extra keys ignored)."""
-    if obs == full:
-        return []
-    if isinstance(full, dict) and isinstance(obs, dict):
-        out: list[tuple[tuple, Any]] = []
-        for key, value in full.items():
-            if key not in obs:
-                out.append(((*path, key), value))
-            else:
-                out.extend(hidden_part(obs[key], value, (*path, key)))
-        return out
-    if isinstance(full, list) and isinstance(obs, list) and len(full) == len(obs):
-        out = []
-        for k, (a, b) in enumerate(zip(obs, full, strict=True)):
-            out.extend(hidden_part(a, b, (*path, k)))
-        return out
-    return [(path, full)]
 
 
 @functools.cache
@@ -169,6 +171,8 @@ class Connection:
         self.closed = False
         self.limiter = RateLimiter(rate, burst)
         self.last_error_at = 0.0
+        self.close_code: int | None = None
+        """The websocket close code when the server closes this connection (None: the usual one)."""
 
     def push(self, text: str) -> None:
         if self.closed:
@@ -182,9 +186,10 @@ class Connection:
     def send_json(self, data: dict[str, Any]) -> None:
         self.push(json.dumps(data, separators=(",", ":")))
 
-    def close(self) -> None:
+    def close(self, code: int | None = None) -> None:
         if not self.closed:
             self.closed = True
+            self.close_code = code
             self.queue.put_nowait(None)
 
 
@@ -213,16 +218,23 @@ class Table:
         self.result = data.result
         self.rematch_id = data.rematch_id
         self.rematch_of = data.rematch_of
+        self.unlisted = data.unlisted
+        self.last_move_at = data.action_times[-1] if data.action_times else data.updated_at
+        """Wall-clock time of the last action, or of the last seat taken (the lobby's 'stalled')."""
+        self.holds: dict[int, tuple[str, str | None, float]] = {}
+        """Rematch seats kept for the previous game's players: seat -> (token hash, name, until)."""
         self.seats = [Seat(s.kind, s.level, s.name, s.token_hash) for s in data.seats]
+        self._seats_sent: str | None = None
         self.game: Game = load_game(data.game, **data.options)
         self.state: State = self.game.new_initial_state()
         self.hidden_info = type(self.state).observation is not State.observation
         self.viewers: list[Viewer] = [*range(self.game.num_players), None]
         self.actions: list[dict[str, Any]] = []
         self.action_seats: list[int | None] = []
-        self.log_hidden: dict[Viewer, set[int]] = {v: set() for v in self.viewers}
-        self._hp: dict[Viewer, list] = {}
-        self._changed: dict[Viewer, int] = {}
+        self._visibility = LogVisibility(self.viewers, limit=UNIQUE_TEST_LIMIT)  # ludoteca.core.visibility
+        self.log_hidden: dict[Viewer, set[int]] = self._visibility.hidden
+        self._hp: dict[Viewer, list] = self._visibility.hp
+        self._changed: dict[Viewer, int] = self._visibility.changed
         self.conns: set[Connection] = set()
         self.lock = asyncio.Lock()
         self.clock = TurnClock()
@@ -231,7 +243,7 @@ class Table:
         self._cache: dict[str, Any] = {}
         self._replay: dict[str, Any] | None = None
         if self.hidden_info:
-            self._hp = {v: self._hidden_now(v) for v in self.viewers}
+            self._visibility.start(self.state)
         try:
             for seat, action in zip(data.action_seats, data.actions, strict=True):
                 before = self.state.clone() if self.hidden_info else None
@@ -256,11 +268,53 @@ class Table:
 
     def public_seats(self) -> list[dict[str, Any]]:
         connected = {c.seat for c in self.conns if c.seat is not None}
-        return [
+        out = [
             {"seat": i, "kind": s.kind, "level": s.level, "name": s.name,
              "connected": s.kind == AI or i in connected}
             for i, s in enumerate(self.seats)
         ]
+        for seat, (_, name, left) in self.active_holds().items():
+            out[seat]["held_for"] = name or f"Player {seat + 1}"
+            out[seat]["held_seconds"] = round(left, 1)
+        return out
+
+    def active_holds(self) -> dict[int, tuple[str, str | None, float]]:
+        """Open seats still kept for a previous player: seat -> (token hash, name, seconds left)."""
+        now = time.time()
+        return {seat: (digest, name, until - now) for seat, (digest, name, until) in self.holds.items()
+                if until > now and self.seats[seat].kind == OPEN}
+
+    def hold_seats(self, previous: list[Seat] | list[SeatData], until: float) -> None:
+        """Keep each open seat whose previous player held a token for that player until ``until``."""
+        for i, old in enumerate(previous[:self.n_players]):
+            if old.kind == HUMAN and old.token_hash and self.seats[i].kind == OPEN:
+                self.holds[i] = (old.token_hash, old.name, until)
+
+    def _check_hold(self, seat: int, claim: str | None) -> None:
+        """Refuse ``seat`` while it is kept for someone else (``claim``: the hash of an old token)."""
+        held = self.active_holds().get(seat)
+        if held is None:
+            return
+        digest, name, left = held
+        if claim is not None and secrets.compare_digest(digest, claim):
+            return
+        raise WebError("seat_held", f"seat {seat + 1} is kept for {name or f'Player {seat + 1}'}, who played it "
+                                    f"in the previous game, for {max(1, round(left))} more seconds; "
+                                    "take another seat or try again then", 409)
+
+    def stall_info(self) -> dict[str, Any]:
+        """``waiting_for``: the human to move, if away; ``idle``: seconds since the last move;
+        ``stalled``: someone is waiting for an away player for ``stall_after`` seconds or more."""
+        if self.status != PLAYING:
+            return {"stalled": False, "waiting_for": None, "idle": None}
+        idle = max(0.0, time.time() - self.last_move_at)
+        to_move = self.to_move()
+        away = None
+        if to_move is not None and self.seats[to_move].kind == HUMAN \
+                and not any(c.seat == to_move for c in self.conns):
+            away = to_move
+        stalled = away is not None and idle >= getattr(self.manager, "stall_after", STALL_AFTER)
+        return {"stalled": stalled, "waiting_for": away, "idle": round(idle)}
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -268,6 +322,7 @@ class Table:
             "status": self.status, "seats": self.public_seats(), "n_actions": len(self.actions),
             "spectators": sum(1 for c in self.conns if c.seat is None), "result": self.result,
             "rematch": self.rematch_id, "rematch_of": self.rematch_of, "created_at": self.created_at,
+            "unlisted": self.unlisted, **self.stall_info(),
         }
 
     def _observation(self, viewer: Viewer) -> dict[str, Any]:
@@ -314,6 +369,7 @@ class Table:
         if kind == "snapshot":
             data["game"] = {"name": self.game_name, "title": self.game.title, "players": self.n_players,
                             "options": {k: v for k, v in self.options.items() if k not in EXCLUDED_OPTIONS}}
+            data["rematch_of"] = self.rematch_of
         return data
 
     # --- log visibility -----------------------------------------------------------------
@@ -329,53 +385,18 @@ class Table:
         self.action_seats.append(seat)
         if not self.hidden_info or before is None:
             return
-        full_after = after.to_json()
-        plain = {k: v for k, v in data.items() if k != "elapsed"}
-        for v in self.viewers:
-            obs_after = after.observation(v)
-            hp_after = hidden_part(obs_after, full_after)
-            visible = (seat is not None and v == seat) or self._hp.get(v, []) == hp_after \
-                or self._unique(before, action, plain, v, obs_after)
-            hidden = self.log_hidden[v]
-            if not visible:
-                hidden.add(i)
-                self._changed[v] = min(self._changed.get(v, i), i)
-            elif not hp_after and hidden:
-                first = min(hidden)
-                hidden.clear()
-                self._changed[v] = min(self._changed.get(v, first), first)
-            self._hp[v] = hp_after
-
-    def _unique(self, before: State, action: Action, plain: dict[str, Any], viewer: Viewer,
-                obs_after: dict[str, Any]) -> bool:
-        """True when no other legal action would have shown ``viewer`` the same position."""
-        try:
-            legal = before.legal_actions()
-            if len(legal) > UNIQUE_TEST_LIMIT:
-                return False
-            for b in legal:
-                if b == action:
-                    continue
-                other = before.clone()
-                other.apply_action(b)
-                if other.observation(viewer) == obs_after and before.action_to_json(b) != plain:
-                    return False
-            return True
-        except (ValueError, KeyError, IndexError, TypeError):
-            return False
+        self._visibility.note(i, seat, data, action, before, after)
 
     def _reveal_all(self) -> None:
-        for v, hidden in self.log_hidden.items():
-            if hidden:
-                first = min(hidden)
-                self._changed[v] = min(self._changed.get(v, first), first)
-                hidden.clear()
+        self._visibility.reveal_all()
 
     # --- connections --------------------------------------------------------------------
     def attach(self, conn: Connection) -> None:
+        """A new connection gets a snapshot; the others hear of it only if it sits (``authenticate``)."""
         self.conns.add(conn)
         conn.send_json(self.message(conn.seat, 0, "snapshot"))
-        self._broadcast_seats()
+        if conn.seat is not None:
+            self._broadcast_seats()
 
     def detach(self, conn: Connection) -> None:
         if conn in self.conns:
@@ -405,8 +426,17 @@ class Table:
             raise WebError("bad_token", "your seat token is not valid for this seat", 403)
         return conn.seat
 
+    def spectators(self) -> int:
+        """Connections watching without a seat."""
+        return sum(1 for c in self.conns if c.seat is None)
+
     def _broadcast_seats(self) -> None:
+        """Tell everyone the seats when they changed since the last time: a spectator arriving or
+        leaving changes nothing, so a crowd costs one snapshot per newcomer, not a message to all."""
         text = json.dumps({"type": "seats", "seats": self.public_seats()}, separators=(",", ":"))
+        if text == self._seats_sent:
+            return
+        self._seats_sent = text
         for c in self.conns:
             c.push(text)
 
@@ -427,30 +457,41 @@ class Table:
             c.push(text)
 
     # --- seats --------------------------------------------------------------------------
-    async def join(self, seat: Any, name: Any) -> str:
-        """Take the open ``seat`` under ``name``; returns the seat's secret token."""
+    async def join(self, seat: Any, name: Any, claim: str | None = None, key: Any = None) -> str:
+        """Take the open ``seat`` under ``name``; returns the seat's secret token.
+
+        ``claim``: the hash of the token of the previous game's player a rematch seat is kept for.
+        ``key``: a secret the client chose (22-128 letters, digits, ``-``, ``_``), which becomes
+        the seat's token; sending the same join again with it answers the same token, so a join
+        whose answer was lost can simply be retried."""
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_players:
             raise WebError("bad_seat", f"seats are numbered 0 to {self.n_players - 1}")
+        if key is not None and not valid_join_key(key):
+            raise WebError("bad_key", "a join key is 22 to 128 letters, digits, '-' or '_', chosen at random")
         name = clean_name(name, f"Player {seat + 1}")
         async with self.lock:
+            held = self.seats[seat].token_hash
+            if key is not None and held is not None and secrets.compare_digest(held, hash_token(key)):
+                return key  # this very join again: same seat, same token
+            if self.status == EXPIRED:
+                raise WebError("expired", "this table expired: nobody joined it in time", 409)
             if self.seats[seat].kind != OPEN:
                 raise WebError("seat_taken", f"seat {seat + 1} is already taken", 409)
-            token = secrets.token_urlsafe(24)
-            new = Seat(HUMAN, None, name, hash_token(token))
-            await self.manager.db(self.manager.repo.update_seat, self.id, seat, new.data())
-            self.seats[seat] = new
-            if self.status == WAITING and all(s.kind != OPEN for s in self.seats):
-                await self._start()
+            self._check_hold(seat, claim)
+            token = key if key is not None else secrets.token_urlsafe(24)
+            taken = {seat: Seat(HUMAN, None, name, hash_token(token))}
+            if self.status == WAITING and all(s.kind != OPEN for i, s in enumerate(self.seats) if i != seat):
+                await self._start(taken)  # the last seat and the game's start: one transaction
             else:
-                self._cache.clear()
-                self.broadcast(len(self.actions))
+                await self._commit([], self.state, seats=taken, expect_status=self.status)
             return token
 
-    async def _start(self) -> None:
-        """All seats are taken: resolve the opening chance nodes and begin (lock held)."""
+    async def _start(self, seats: dict[int, Seat] | None = None) -> None:
+        """All seats are taken (``seats`` in this same transaction): resolve the opening chance
+        nodes and begin (lock held)."""
         work = self.state.clone()
         steps = self._chance_steps(work, len(self.actions))
-        await self._commit(steps, work, status=PLAYING)
+        await self._commit(steps, work, status=PLAYING, seats=seats, expect_status=WAITING)
 
     # --- playing ------------------------------------------------------------------------
     def _rng(self, seq: int) -> random.Random:
@@ -515,28 +556,40 @@ class Table:
         steps += self._chance_steps(work, len(self.actions) + 1)
         await self._commit(steps, work)
 
-    async def _commit(self, steps: list[tuple], work: State, status: str | None = None) -> None:
-        """Store ``steps`` then make ``work`` the position and publish it (lock held)."""
+    async def _commit(self, steps: list[tuple], work: State, status: str | None = None,
+                      seats: dict[int, Seat] | None = None, expect_status: str | None = None) -> None:
+        """Store ``steps`` and the open ``seats`` taken in one transaction, then make ``work`` the
+        position and publish it (lock held). When storing fails nothing changes in memory, so
+        the same request can simply be sent again."""
         status = status or self.status
+        seats = seats or {}
         result = None
         if work.is_terminal():
             status = OVER
             returns = work.returns()
             result = {"returns": returns, "winners": [i for i, r in enumerate(returns) if r > 0]}
         first = len(self.actions)
-        if steps or status != self.status:
+        if steps or seats or status != self.status:
             try:
                 await self.manager.append(AppendRequest(
                     self.id, first, [(s[0], s[1]) for s in steps], status if status != self.status else None,
-                    result))
+                    result, [(i, seat.data()) for i, seat in sorted(seats.items())], expect_status))
+            except WebError:
+                raise
+            except Conflict as exc:
+                raise WebError("conflict", f"the table changed meanwhile and nothing was saved: {exc}", 409) from None
             except Exception as exc:  # storage failure: nothing changes in memory
                 log.exception("table %s: cannot store actions", self.id)
-                raise WebError("storage", "the move could not be saved; try again", 503) from exc
+                what = "your seat" if seats else "the move"
+                raise WebError("storage", f"{what} could not be saved; try again", 503) from exc
+        for i, seat in seats.items():
+            self.seats[i] = seat
         for k, (seat, data, action, before) in enumerate(steps):
             after = steps[k + 1][3] if k + 1 < len(steps) else work
             self._note(seat, data, action, before, after if after is not None else work)
         self.state = work
         self.status = status
+        self.last_move_at = time.time()
         if result is not None:
             self.result = result
             self._reveal_all()
@@ -613,7 +666,7 @@ class Table:
         try:
             data = await self.manager.ai.choose(
                 self.id, self.game_name, self.options, self.state.clone(), self.actions, level,
-                agent_seed(self.seed, seq, seat))
+                agent_seed(self.seed, seq, seat), interactive=any(s.kind == HUMAN for s in self.seats))
         except Exception:
             log.exception("table %s: the %s AI failed; it plays a random move", self.id, level)
             legal = self.state.legal_actions()
@@ -673,16 +726,26 @@ class Table:
 class TableManager:
     """All tables: creation, loading from storage, the AI runner and the storage thread."""
 
+    rematch_hold: float = REMATCH_HOLD
+    stall_after: float = STALL_AFTER
+
     def __init__(self, repo: Repository, ai_delay: float = 0.6, ai_workers: int = 1,
-                 ai_specs: dict[str, str] | None = None) -> None:
+                 ai_specs: dict[str, str] | None = None, max_spectators: int = MAX_SPECTATORS,
+                 waiting_ttl: float = WAITING_TTL, resume_limit: int = RESUME_LIMIT) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
         self.repo = repo
         self.ai_delay = ai_delay
         self.ai = AIRunner(ai_workers, ai_specs)
+        self.max_spectators = max_spectators
+        self.waiting_ttl = waiting_ttl
+        self.resume_limit = resume_limit
         self.tables: dict[str, Table] = {}
         self._loading: dict[str, asyncio.Future] = {}
         self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ludoteca-db")
+        self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ludoteca-build")
+        """Builds games and tables (replaying their actions) off the event loop."""
+        self._expirer: asyncio.Future | None = None
         self._levels: list[str] | None = None
         self.closing = False
         self.inline_storage = repo.dialect == "sqlite"
@@ -753,37 +816,81 @@ class TableManager:
             except Exception:  # a busy database: try again later
                 log.debug("checkpoint skipped", exc_info=True)
 
+    async def build(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run costly work (building a game, replaying a table) in the build thread."""
+        if self.closing:
+            raise WebError("closing", "the server is shutting down", 503)
+        return await asyncio.get_running_loop().run_in_executor(self._builder, lambda: fn(*args))
+
     async def start(self) -> None:
-        """Load every table still waiting or playing, and let them go on."""
+        """Expire old waiting tables, then rebuild the tables in play (at most ``resume_limit``,
+        the most recently active; any other is rebuilt when someone opens it) and the waiting
+        tables whose seats are all taken (their start was never stored), and let them go on."""
         if self.repo.dialect == "sqlite":
             self._checkpointer = asyncio.ensure_future(self._checkpoints())
-        ids = await self.db(self.repo.table_ids, (WAITING, PLAYING))
+        await self.expire_waiting()
+        ids = await self.db(self.repo.table_ids, (PLAYING,), self.resume_limit)
+        ids += await self.db(self.repo.full_waiting_ids, self.resume_limit)
         for table_id in ids:
-            table = await self.get(table_id)
-            if table is not None and table.status == PLAYING and table.state.is_chance_node():
-                async with table.lock:
-                    await table._start()
+            try:
+                table = await self.get(table_id)
+                if table is not None and table.status == PLAYING and table.state.is_chance_node():
+                    async with table.lock:
+                        await table._start()
+            except WebError as exc:
+                log.error("table %s not resumed: %s", table_id, exc.message)
+        if self.waiting_ttl > 0:
+            self._expirer = asyncio.ensure_future(self._expire_loop())
         log.info("%d tables resumed", len(ids))
+
+    async def expire_waiting(self) -> list[str]:
+        """Mark the waiting tables nobody joined for ``waiting_ttl`` seconds as expired: the lobby
+        stops listing them and nobody can join them any more."""
+        if self.waiting_ttl <= 0:
+            return []
+        ids = await self.db(self.repo.expire_waiting, time.time() - self.waiting_ttl, EXPIRED)
+        for table_id in ids:
+            table = self.tables.get(table_id)
+            if table is not None and table.status == WAITING:
+                table.status = EXPIRED
+                table._cache.clear()
+                table.broadcast(len(table.actions))
+        if ids:
+            log.info("%d waiting tables expired", len(ids))
+        return ids
+
+    async def _expire_loop(self) -> None:
+        every = max(1.0, min(60.0, self.waiting_ttl / 4))
+        while not self.closing:
+            await asyncio.sleep(every)
+            try:
+                await self.expire_waiting()
+            except Exception:
+                log.warning("expiring waiting tables failed", exc_info=True)
 
     async def stop(self) -> None:
         self.closing = True
-        if self._checkpointer is not None:
-            self._checkpointer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._checkpointer
+        for task in (self._checkpointer, self._expirer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         for table in list(self.tables.values()):
             await table.close()
         self.ai.close()
+        self._builder.shutdown(wait=True, cancel_futures=True)
         self._db.shutdown(wait=True)
         with contextlib.suppress(Exception):
             self.repo.checkpoint()
         self.repo.close()
 
     async def get(self, table_id: str) -> Table | None:
+        """The table ``table_id`` (loaded from storage if need be), or None. An id not of the
+        form of a table id is never looked up."""
+        if not valid_table_id(table_id):
+            return None
         if table_id in self.tables:
             return self.tables[table_id]
-        if not isinstance(table_id, str) or not table_id or len(table_id) > 32:
-            return None
         if table_id in self._loading:
             return await self._loading[table_id]
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -792,10 +899,15 @@ class TableManager:
             data = await self.db(self.repo.load_table, table_id)
             table = None
             if data is not None:
-                table = Table(self, data)
+                table = await self._rebuild(data)
+            if table is not None:
+                await self._restore_holds(table)
                 self.tables[table_id] = table
                 self._evict()
                 table.resume()
+                if table.status == WAITING and all(s.kind != OPEN for s in table.seats):
+                    async with table.lock:  # every seat taken, the start never stored
+                        await table._start()
             fut.set_result(table)
             return table
         except BaseException as exc:
@@ -808,9 +920,30 @@ class TableManager:
             elif fut.exception() is not None:
                 fut.exception()  # retrieved: no "never retrieved" warning
 
+    async def _rebuild(self, data: TableData) -> Table | None:
+        """A stored table, rebuilt in the build thread; None (and marked broken) when its options
+        are out of bounds or its game cannot be built."""
+        try:
+            check_stored_options(data.options)
+            return await self.build(Table, self, data)
+        except (BadInput, ValueError, TypeError, KeyError) as exc:
+            log.error("table %s cannot be rebuilt: %s", data.id, exc)
+            with contextlib.suppress(Exception):
+                await self.db(self.repo.set_status, data.id, BROKEN)
+            return None
+
+    async def _restore_holds(self, table: Table) -> None:
+        """A rematch loaded from storage keeps its previous players' seats as when it was created."""
+        until = table.created_at + self.rematch_hold
+        if table.rematch_of is None or table.status != WAITING or until <= time.time():
+            return
+        previous = self.tables.get(table.rematch_of)
+        seats = previous.seats if previous is not None else await self.db(self.repo.seats_of, table.rematch_of)
+        table.hold_seats(seats, until)
+
     def _evict(self, keep: int = 500) -> None:
-        """Forget finished tables nobody watches when too many are in memory."""
-        idle = [t for t in self.tables.values() if t.status in (OVER, BROKEN) and not t.conns]
+        """Forget finished (or expired) tables nobody watches when too many are in memory."""
+        idle = [t for t in self.tables.values() if t.status in (OVER, BROKEN, EXPIRED) and not t.conns]
         excess = len(self.tables) - keep
         for t in idle[:max(0, excess)]:
             self.tables.pop(t.id, None)
@@ -822,7 +955,7 @@ class TableManager:
             raise WebError("bad_request", "a table request is a JSON object")
         name = request.get("game")
         if not isinstance(name, str) or name.lower() not in GAMES:
-            raise WebError("bad_game", f"unknown game {name!r}; the games are: {', '.join(GAMES)}")
+            raise WebError("bad_game", f"unknown game {shown_id(name)}; the games are: {', '.join(GAMES)}")
         name = name.lower()
         try:
             cls = game_class(name)
@@ -831,17 +964,15 @@ class TableManager:
         players = request.get("players", cls.min_players)
         if isinstance(players, bool) or not isinstance(players, int):
             raise WebError("bad_players", "players is a whole number")
+        if not cls.min_players <= players <= cls.max_players:
+            raise WebError("bad_players", f"{name} is played by {cls.min_players} to {cls.max_players} players")
         options = request.get("options") or {}
-        if not isinstance(options, dict):
-            raise WebError("bad_options", "options is a JSON object")
-        for key, value in options.items():
-            if key in EXCLUDED_OPTIONS or key == "players":
-                raise WebError("bad_options", f"option {key!r} cannot be set from the browser")
-            declared = next((o for o in cls.OPTIONS if o.name == key), None)
-            if declared is not None and isinstance(value, str) and not isinstance(declared.default, str):
-                raise WebError("bad_options", f"option {key}: give a value, not text")
+        try:  # the web's bounds first: nothing is built from options out of them
+            check_options(name, options, {o.name: o.default for o in cls.OPTIONS})
+        except BadInput as exc:
+            raise WebError(exc.code, exc.message) from None
         try:
-            game = load_game(name, players=players, **options)
+            game = await self.build(functools.partial(load_game, name, players=players, **options))
         except ValueError as exc:
             raise WebError("bad_options", str(exc)) from None
         seats_req = request.get("seats")
@@ -856,12 +987,15 @@ class TableManager:
                 seats.append(Seat(OPEN))
             elif kind == AI:
                 level = s.get("level", "random")
-                if level not in self.levels():
-                    raise WebError("bad_seats", f"seat {i + 1}: AI level {level!r} is not one of "
+                if not isinstance(level, str) or level not in self.levels():
+                    raise WebError("bad_seats", f"seat {i + 1}: AI level {shown_id(level)} is not one of "
                                                 f"{', '.join(self.levels())}")
                 seats.append(Seat(AI, level, f"AI {i + 1} ({level})"))
             else:
                 raise WebError("bad_seats", f"seat {i + 1}: kind is 'open' or 'ai'")
+        unlisted = request.get("unlisted", False)
+        if not isinstance(unlisted, bool):
+            raise WebError("bad_unlisted", "'unlisted' is true (only people with the link find the table) or false")
         sit = request.get("sit")
         token = None
         if sit is not None:
@@ -873,14 +1007,14 @@ class TableManager:
         data = TableData(
             id=new_table_id(), game=name, options=game.record_options(),
             seed=secrets.randbits(62), status=WAITING, created_at=now, updated_at=now,
-            seats=[s.data() for s in seats], rematch_of=rematch_of,
+            seats=[s.data() for s in seats], rematch_of=rematch_of, unlisted=unlisted,
         )
         try:
             json.dumps(data.options)
         except (TypeError, ValueError):
             raise WebError("bad_options", "these options cannot be stored") from None
         await self.db(self.repo.create_table, data)
-        table = Table(self, data)
+        table = await self.build(Table, self, data)
         self.tables[table.id] = table
         if all(s.kind != OPEN for s in table.seats):
             async with table.lock:
@@ -899,8 +1033,10 @@ class TableManager:
                                 if k != "players" and k not in EXCLUDED_OPTIONS},
                     "seats": [{"kind": AI, "level": s.level} if s.kind == AI else {"kind": OPEN}
                               for s in table.seats],
+                    "unlisted": table.unlisted,
                 }
                 new, _, _ = await self.create(request, rematch_of=table.id)
+                new.hold_seats(table.seats, new.created_at + self.rematch_hold)
                 table.rematch_id = new.id
                 await self.db(self.repo.set_rematch, table.id, new.id)
                 table._cache.clear()
@@ -909,18 +1045,19 @@ class TableManager:
         if new is None:
             raise WebError("not_found", "the rematch table is gone", 404)
         seat = None
+        digest = None
         if isinstance(token, str) and token:
             digest = hash_token(token)
             for i, s in enumerate(table.seats):
                 if s.token_hash is not None and secrets.compare_digest(s.token_hash, digest):
                     seat = i
         if seat is not None and new.seats[seat].kind == OPEN:
-            new_token = await new.join(seat, table.seats[seat].name)
+            new_token = await new.join(seat, table.seats[seat].name, claim=digest)
             return new, seat, new_token
         return new, None, None
 
     async def list_tables(self, limit: int = 50) -> list[dict[str, Any]]:
-        rows = await self.db(self.repo.list_tables, limit)
+        rows = await self.db(self.repo.list_tables, limit, (WAITING, PLAYING, OVER, BROKEN))  # not expired
         out = []
         for row in rows:
             live = self.tables.get(row["id"])
@@ -932,6 +1069,14 @@ class TableManager:
                 except (ImportError, AttributeError, ValueError):
                     title = row["game"]
                 out.append({**row, "title": title, "players": len(row["seats"]), "spectators": 0,
-                            "rematch": None})
+                            "rematch": None, "unlisted": False, **self._stall_of_row(row)})
         return out
+
+    def _stall_of_row(self, row: dict[str, Any]) -> dict[str, Any]:
+        """``stall_info`` of a table not in memory: nobody is connected to it, so a game in play is
+        stalled once ``stall_after`` seconds passed since it last changed (who is to move is unknown)."""
+        if row.get("status") != PLAYING:
+            return {"stalled": False, "waiting_for": None, "idle": None}
+        idle = max(0.0, time.time() - float(row.get("updated_at") or 0.0))
+        return {"stalled": idle >= self.stall_after, "waiting_for": None, "idle": round(idle)}
 

@@ -10,6 +10,7 @@ export function svg(tag, attrs = {}, parent = null) {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === null || v === undefined || v === false) continue;
     if (k === "text") node.textContent = v;
+    else if (k === "style") node.style.cssText = String(v); // CSSOM: allowed by the CSP, unlike style="…"
     else if (k === "onclick") node.addEventListener("click", v);
     else if (k === "title") {
       const t = document.createElementNS(SVGNS, "title");
@@ -28,6 +29,7 @@ export function h(tag, attrs = {}, ...children) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else if (k === "class") node.className = v;
+    else if (k === "style") node.style.cssText = String(v); // CSSOM: allowed by the CSP, unlike style="…"
     else if (k === "dataset") Object.assign(node.dataset, v);
     else node.setAttribute(k, v === true ? "" : String(v));
   }
@@ -120,6 +122,9 @@ export function describe(game, a, names = []) {
     if ("place" in a) return `places on ${tri(a.place)}`;
     if ("expand" in a) return `expands to ${tri(a.expand)}`;
     if ("attack" in a) return `attacks ${tri(a.attack)}`;
+    if ("teleport" in a && a.teleport.from) {
+      return `moves the unit on ${tri([...a.teleport.square, a.teleport.from])} to ${tri(a.teleport.to)} (teleport)`;
+    }
     if ("teleport" in a) return `teleports from square ${a.teleport.square.join(",")} to ${tri(a.teleport.to)}`;
     if ("card" in a) return `plays card +${a.card}`;
     if ("void" in a) return `empties ${tri(a.void)}`;

@@ -89,7 +89,7 @@ async function create() {
       if (v === "open" && i === 0) sit = 0;
     }
   }
-  const body = {game: g.name, players, options: collectOptions(), seats};
+  const body = {game: g.name, players, options: collectOptions(), seats, unlisted: $("unlisted").checked};
   if (sit !== null) { body.sit = sit; body.name = name || null; }
   try {
     const res = await api("/api/tables", body);
@@ -100,16 +100,35 @@ async function create() {
   }
 }
 
+/** "under a minute", "12 min", "2 h 5 min": a wait of ``seconds``. */
+function duration(seconds) {
+  if (seconds < 60) return "under a minute";
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+}
+
+function statusCell(t) {
+  if (t.status === "playing" && t.stalled) {
+    const s = t.waiting_for === null || t.waiting_for === undefined ? null : t.seats[t.waiting_for];
+    const note = s ? `waiting for ${s.name || `player ${t.waiting_for + 1}`} (away) for ${duration(t.idle)}`
+      : `no move for ${duration(t.idle)}`;
+    return h("td", {}, h("span", {class: "status stalled"}, "stalled"), h("span", {class: "stall-note"}, note));
+  }
+  return h("td", {}, h("span", {class: `status ${t.status}`}, t.status));
+}
+
 async function refresh() {
   try {
     const {tables} = await api("/api/tables");
     const rows = tables.filter((t) => t.status !== "broken").map((t) => {
-      const names = t.seats.map((s) => (s.kind === "open" ? "(open)" : s.name)).join(", ");
-      const open = t.seats.filter((s) => s.kind === "open").length;
+      const seatText = (s) => (s.kind !== "open" ? s.name : s.held_for ? `(kept for ${s.held_for})` : "(open)");
+      const names = t.seats.map(seatText).join(", ");
+      const open = t.seats.filter((s) => s.kind === "open" && !s.held_for).length;
       const link = t.status === "over" ? h("a", {href: `/replay/${t.id}`}, "replay")
         : h("a", {href: `/t/${t.id}`}, open ? "join" : "watch");
-      return h("tr", {}, h("td", {}, t.title || t.game), h("td", {}, names),
-        h("td", {}, h("span", {class: `status ${t.status}`}, t.status)), h("td", {}, link));
+      return h("tr", {}, h("td", {}, t.title || t.game), h("td", {}, names), statusCell(t), h("td", {}, link));
     });
     $("table-list").replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {colspan: 4, class: "muted"}, "no tables yet"))]));
   } catch (e) {

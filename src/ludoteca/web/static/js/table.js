@@ -5,7 +5,7 @@ const $ = (id) => document.getElementById(id);
 const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 const S = {
   game: null, msg: null, log: [], renderer: null, ui: {}, seq: -1, ws: null, retry: 0,
-  clockAt: 0, chain: Promise.resolve(), sent: false, closedForGood: false,
+  clockAt: 0, chain: Promise.resolve(), sent: false, closedForGood: false, seatsAt: 0, rematchOf: null,
 };
 window.ludoteca = S; // for tests and curious people
 
@@ -61,6 +61,7 @@ async function onMessage(m) {
     case "snapshot":
       if (!S.game || S.game.name !== m.game.name) await loadRenderer(m.game.name);
       S.game = m.game;
+      S.rematchOf = m.rematch_of || null;
       S.log = [];
       $("game-title").textContent = `${m.game.title} · ${m.game.players} players · table ${m.table}`;
       document.title = `ludoteca — ${m.game.title}`;
@@ -73,10 +74,11 @@ async function onMessage(m) {
       S.sent = false;
       S.msg = m;
       S.clockAt = performance.now();
+      S.seatsAt = S.clockAt;
       renderAll();
       break;
     case "seats":
-      if (S.msg) { S.msg.seats = m.seats; renderSeats(); }
+      if (S.msg) { S.msg.seats = m.seats; S.seatsAt = performance.now(); renderSeats(); renderBanner(); }
       break;
     case "joined":
       setSeat(tableId, m.seat, m.token);
@@ -151,11 +153,16 @@ function renderBanner() {
     b.textContent = `Game over. ${resultText(m.result, m.seats)}`;
   } else if (m.status === "broken") {
     b.textContent = "This table cannot be played (its record does not replay).";
+  } else if (m.status === "expired") {
+    b.textContent = "This table expired: nobody joined it in time. Create a new one from the lobby.";
   } else if (m.legal && m.legal.length) {
     b.className = "yours";
     b.textContent = `Your turn${phase ? ": " + phase : ""}`;
   } else if (m.to_move !== null && m.to_move !== undefined) {
-    b.textContent = `${nm[m.to_move]} to move${phase ? ": " + phase : ""}`;
+    const seat = m.seats[m.to_move];
+    const away = seat && seat.kind === "human" && !seat.connected
+      ? ` (${nm[m.to_move]} is away; the game goes on when they come back)` : "";
+    b.textContent = `${nm[m.to_move]} to move${phase ? ": " + phase : ""}${away}`;
   } else {
     b.textContent = phase || "…";
   }
@@ -195,7 +202,8 @@ function renderSeats() {
   const m = S.msg;
   if (!m) return;
   const mine = getSeat(tableId);
-  const canSit = m.status === "waiting" && !(mine && m.you !== null && m.you !== undefined);
+  const free = m.seats.some((s) => s.kind === "open" && !heldFor(s));
+  const canSit = m.status === "waiting" && free && !(mine && m.you !== null && m.you !== undefined);
   $("name-row").hidden = !canSit;
   if (canSit && !$("my-name").value) $("my-name").value = getName();
   const rows = m.seats.map((s, i) => {
@@ -207,7 +215,14 @@ function renderSeats() {
     if (m.you === i) tags.push(h("span", {class: "tag"}, "you"));
     if (s.kind === "ai") tags.push(h("span", {class: "tag", style: "background:#7b3fa0"}, `AI ${s.level}`));
     const right = [];
-    if (s.kind === "open") {
+    const held = heldFor(s);
+    if (s.kind === "open" && held) {
+      const old = S.rematchOf ? getSeat(S.rematchOf) : null;
+      right.push(old && old.seat === i
+        ? h("button", {class: "primary sit", "data-seat": i, onclick: takeBack}, "Take back my seat")
+        : h("span", {class: "held", title: `${s.held_for} played this seat in the previous game`},
+          `kept for ${s.held_for} for ${Math.floor(held / 60)}:${String(held % 60).padStart(2, "0")}`));
+    } else if (s.kind === "open") {
       right.push(canSit ? h("button", {class: "primary sit", "data-seat": i, onclick: () => sit(i)}, "Sit here")
         : h("span", {class: "muted"}, "open"));
     } else {
@@ -220,6 +235,25 @@ function renderSeats() {
       ...right);
   });
   $("seats").replaceChildren(...rows);
+}
+
+/** Seconds a rematch still keeps seat ``s`` for its previous player (0: not kept). */
+function heldFor(s) {
+  if (!s.held_for || !s.held_seconds) return 0;
+  return Math.max(0, Math.ceil(s.held_seconds - (performance.now() - S.seatsAt) / 1000));
+}
+
+async function takeBack() {
+  const old = getSeat(S.rematchOf);
+  try {
+    const res = await api(`/api/tables/${S.rematchOf}/rematch`, {token: old.token});
+    if (!res.token) { toast("Your seat could not be given back: take any open seat."); return; }
+    setSeat(res.id, res.seat, res.token);
+    if (res.id === tableId) send({type: "auth", token: res.token});
+    else location.href = res.url;
+  } catch (e) {
+    toast(e.message);
+  }
 }
 
 function sit(seat) {
@@ -302,6 +336,9 @@ function tickClock() {
 }
 
 setInterval(tickClock, 200);
+setInterval(() => {
+  if (S.msg && S.msg.seats.some((s) => s.held_for)) renderSeats();
+}, 1000);
 
 $("share").value = location.href;
 $("copy").addEventListener("click", async () => {
