@@ -19,7 +19,7 @@ one seeded game), with
 
 * the same rollout policy: uniformly random actions, chance outcomes drawn with their
   probabilities (ludoteca: ``rollout=random``; OpenSpiel: a random-rollout evaluator);
-* the same rollout cap: the game's default ``cap`` (``ludoteca.agents.mcts.DEFAULT_CAP``),
+* the same rollout cap: the game's default ``cap`` (``game.agent_defaults["mcts"]``),
   counted in actions, chance included, on both sides (``--cap`` overrides it);
 * the same leaf evaluation: a rollout that reaches the end scores the game's returns; one
   cut at the cap scores the game's evaluation function (``ludoteca.agents.heuristics``) —
@@ -294,10 +294,11 @@ def _rate(result: dict) -> int:
 
 def mcts_row(name: str, args: argparse.Namespace, missing: str | None) -> dict:
     """Part 2 for one game: the like-for-like searches side by side (and ludoteca's tuned one)."""
-    from ludoteca.agents.mcts import DEFAULT_CAP
+    from ludoteca.agents.mcts import MCTSAgent
 
     histories = _positions(name, args.players, args.moves, args.seed)
-    cap = args.cap if args.cap is not None else DEFAULT_CAP.get(name, 100)
+    game = ludoteca.load_game(name, **_options(name, args.players))
+    cap = args.cap if args.cap is not None else MCTSAgent().settings(game)["cap"]
     spec = like_for_like_spec(args.iterations, cap, args.c)
     row: dict[str, Any] = {"part": "mcts", "game": name, "players": args.players, "iterations": args.iterations,
                            "positions": len(histories), "rollout_cap": cap, "c": args.c, "ludoteca_spec": spec}
@@ -332,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=200, help="MCTS simulations per move")
     parser.add_argument("--moves", type=int, default=3, help="searched positions per game")
-    parser.add_argument("--cap", type=int, default=None, help="rollout cap (default: the game's DEFAULT_CAP)")
+    parser.add_argument("--cap", type=int, default=None, help="rollout cap (default: the game's agent_defaults cap)")
     parser.add_argument("--c", type=float, default=1.4, help="UCT constant of both searches")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")

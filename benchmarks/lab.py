@@ -8,7 +8,8 @@ of the same agents.
 **Overhead.** Game by game, the lab's work on game ``i`` — ``runner.play_game`` (deriving the
 seeds, making the agents, the bookkeeping, building the row) and encoding its JSON line — is
 timed against a bare loop playing the very same game: the same agents with the same seeds,
-made before the clock starts, nothing counted or stored. Each game is timed ``--repeat`` times
+made before the clock starts, actions played on the same fast path
+(``apply_unchecked``), nothing counted or stored. Each game is timed ``--repeat`` times
 and the fastest time kept (the machine may be shared: the minimum is the run least disturbed
 by others); the overhead sums over ``--sample`` games. Writing rows to ``games.jsonl`` (one
 write, flush and fsync per batch of about 0.25 s of games) is timed the same way and added
@@ -35,7 +36,7 @@ from ludoteca.core.constants import TERMINAL
 from ludoteca.lab.plan import build_spec
 from ludoteca.lab.runner import TARGET_SECONDS, RunSpec, Task, execute, play_game, setup_game
 from ludoteca.lab.store import ResultStore
-from ludoteca.registry import load_game
+from ludoteca.registry import game_class, load_game
 
 ENCODE = json.JSONEncoder(separators=(",", ":")).encode
 
@@ -53,7 +54,7 @@ def bare_game(spec: RunSpec, game: Any, i: int) -> float:
             action = sample_outcome(state.chance_outcomes(), rng)
         else:
             action = agents[player].step(state)
-        state.apply_action(action)
+        state.apply_unchecked(action)
     return time.perf_counter() - start
 
 
@@ -94,7 +95,8 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=400, help="games timed for the overhead")
     parser.add_argument("--repeat", type=int, default=3, help="timings per game, and scaling runs")
     args = parser.parse_args()
-    options = {"clock": None} if args.game == "exagon" else {}
+    clock = game_class(args.game).clock_option
+    options = {clock: None} if clock else {}
     spec = build_spec(args.game, args.players, args.agents.split(","), options, [], seed=1)
 
     load_before = os.getloadavg()[0]

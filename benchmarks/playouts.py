@@ -1,7 +1,16 @@
-"""Uniformly random playouts on one core: one JSON line per game and player count.
+"""Uniformly random playouts on one core, side by side: the fast path, the checked path, and
+(optionally) another revision of ludoteca, in one run.
 
-    python benchmarks/playouts.py [--seconds 2] [--games exactly,tohm]
+    python benchmarks/playouts.py [--seconds 2] [--games exactly,tohm] [--against REV]
 
+* ``fast``: ``state.apply_unchecked`` — the path search and simulation use (no checks, no events);
+* ``checked``: ``state.apply_action`` — checks legality and builds the action's events (what
+  the web and the terminal use);
+* ``REV`` (with ``--against``): that git revision's ``apply_unchecked`` if it has one, else its
+  ``apply_action``, run in a subprocess from ``git archive`` of the revision, alternating
+  with this tree's runs so that machine noise hits both alike. ``ratio`` = fast / REV.
+
+Speeds are actions per CPU second (``time.process_time``), the best of ``--repeat`` runs.
 Floors (issue 2): exactly >= 50,000 actions/s, TOHM >= 100,000, TRI >= 20,000, EXAGON >= 5,000.
 """
 
@@ -9,49 +18,89 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
 
-import ludoteca
-from ludoteca.core.chance import random_action
-
+ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = {"exactly": range(2, 7), "tri": range(2, 5), "tohm": range(2, 6), "exagon": range(2, 6)}
 FLOORS = {"exactly": 50_000, "tohm": 100_000, "tri": 20_000, "exagon": 5_000}
 
 
-def measure(name: str, players: int, seconds: float, seed: int = 0) -> dict:
-    options = {"players": players}
+def measure(name: str, players: int, seconds: float, path: str, seed: int = 0) -> float:
+    """Actions per CPU second of random playouts through ``path`` (``fast`` or ``checked``)."""
+    import ludoteca
+    from ludoteca.core.chance import random_action
+
+    options: dict[str, object] = {"players": players}
     if name == "exagon":
         options["clock"] = None
     game = ludoteca.load_game(name, **options)
     rng = random.Random(seed)
-    games = actions = 0
-    start = time.perf_counter()
+    actions = 0
+    start = time.process_time()
     deadline = start + seconds
     while True:
         state = game.new_initial_state()
+        play = getattr(state, "apply_unchecked", None) if path == "fast" else None
+        play = play or state.apply_action
         while not state.is_terminal():
-            state.apply_action(random_action(state, rng))
+            play(random_action(state, rng))
             actions += 1
-        games += 1
-        if time.perf_counter() >= deadline:
+        if time.process_time() >= deadline:
             break
-    elapsed = time.perf_counter() - start
-    return {
-        "game": name, "players": players,
-        "games_per_s": round(games / elapsed, 2), "actions_per_s": round(actions / elapsed),
-        "floor_actions_per_s": FLOORS[name], "ok": actions / elapsed >= FLOORS[name],
-    }
+    return actions / (time.process_time() - start)
+
+
+def other_revision(rev: str) -> Path:
+    """``git archive`` of ``rev``'s src/ into a temporary folder; returns that src folder."""
+    out = Path(tempfile.mkdtemp(prefix="ludoteca-rev-"))
+    data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], check=True, capture_output=True).stdout
+    tar = out / "src.tar"
+    tar.write_bytes(data)
+    with tarfile.open(tar) as t:
+        t.extractall(out, filter="data")
+    return out / "src"
+
+
+def measure_in(src: Path, name: str, players: int, seconds: float) -> float:
+    """The same measure, run by another revision's code in a subprocess."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import playouts; "
+            f"print(playouts.measure({name!r}, {players}, {seconds}, 'fast'))")
+    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env)
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per game and player count")
-    parser.add_argument("--games", default=",".join(ludoteca.GAMES))
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU time per measurement")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (the best is kept)")
+    parser.add_argument("--games", default="exactly,tri,tohm,exagon")
+    parser.add_argument("--against", metavar="REV", help="also measure this git revision (e.g. HEAD~3)")
     args = parser.parse_args()
+    src = other_revision(args.against) if args.against else None
     for name in args.games.split(","):
         for players in PLAYERS[name]:
-            print(json.dumps(measure(name, players, args.seconds)), flush=True)
+            fast, checked, other = [], [], []
+            for _ in range(args.repeat):
+                fast.append(measure(name, players, args.seconds, "fast"))
+                checked.append(measure(name, players, args.seconds, "checked"))
+                if src is not None:
+                    other.append(measure_in(src, name, players, args.seconds))
+            row: dict[str, object] = {"game": name, "players": players, "fast": round(max(fast)),
+                                      "checked": round(max(checked))}
+            if src is not None:
+                row[args.against] = round(max(other))
+                row["ratio"] = round(max(fast) / max(other), 3)
+            row["floor"] = FLOORS[name]
+            row["ok"] = max(fast) >= FLOORS[name]
+            print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

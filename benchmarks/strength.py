@@ -30,15 +30,7 @@ from typing import Any
 
 import ludoteca
 from ludoteca.agents import make_agent
-from ludoteca.agents.mcts import (
-    DEFAULT_C,
-    DEFAULT_CAP,
-    DEFAULT_ITERATIONS,
-    DEFAULT_PRUNE,
-    DEFAULT_ROLLOUT,
-    GAME_C,
-    MCTSAgent,
-)
+from ludoteca.agents.mcts import DEFAULT_C, MCTSAgent
 from ludoteca.core.chance import outcome_at, sample_chance
 
 GAMES = ("exactly", "tohm", "tri", "exagon")
@@ -162,17 +154,16 @@ def resolved_mcts(name: str, spec: str) -> str:
     agent = make_agent(spec.replace("clairvoyant", "mcts"), seed=0, game=name)
     if not isinstance(agent, MCTSAgent):
         return spec
-    it = agent.iterations if agent.iterations is not None else (
-        None if agent.seconds is not None else DEFAULT_ITERATIONS.get(name))
+    settings = agent.settings(ludoteca.load_game(name, **game_options(name)))
     parts = [spec.split(":")[0]]
-    if it is not None:
-        parts.append(f"iterations={it}")
-    if agent.seconds is not None:
-        parts.append(f"seconds={agent.seconds:g}")
-    parts.append(f"c={agent.c if agent.c is not None else GAME_C.get(name, DEFAULT_C):g}")
-    parts.append(f"cap={agent.cap if agent.cap is not None else DEFAULT_CAP.get(name)}")
-    parts.append(f"rollout={agent.rollout or DEFAULT_ROLLOUT.get(name, 'random')}")
-    parts.append(f"prune={agent.prune if agent.prune is not None else DEFAULT_PRUNE.get(name, 0)}")
+    if settings["iterations"] is not None:
+        parts.append(f"iterations={settings['iterations']}")
+    if settings["seconds"] is not None:
+        parts.append(f"seconds={settings['seconds']:g}")
+    parts.append(f"c={settings['c']:g}")
+    parts.append(f"cap={settings['cap']}")
+    parts.append(f"rollout={settings['rollout']}")
+    parts.append(f"prune={settings['prune']}")
     return ":".join(parts)
 
 

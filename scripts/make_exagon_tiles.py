@@ -1,4 +1,4 @@
-"""Regenerate EXAGON's default tile set, ``src/ludoteca/games/data/exagon_tiles.json``.
+"""Regenerate EXAGON's default tile set, ``src/ludoteca/games/exagon/tiles.json``.
 
 The seed describes the 40 tiles but does not list them, so ludoteca ships a set drawn by this
 script from a fixed random seed; running it again rewrites the file byte for byte::
@@ -38,7 +38,7 @@ TILE_39 = [9, 5, 8, 4, 7, 6]
 
 N_TILES, N_JOLLY, N_EXAGON = 40, 3, 3
 
-OUT = Path(__file__).resolve().parent.parent / "src" / "ludoteca" / "games" / "data" / "exagon_tiles.json"
+OUT = Path(__file__).resolve().parent.parent / "src" / "ludoteca" / "games" / "exagon" / "tiles.json"
 
 
 def canonical(sides: list[object]) -> tuple[str, ...]:

@@ -315,7 +315,7 @@ def test_exagon_gives_a_tile_to_a_player_about_to_finish(spec: str) -> None:
 def test_exagon_heuristic_plays_the_turn_out() -> None:
     """In heuristic self-play every immediate win (perfect fit, last tile) is taken, and turns
     go on for several placements."""
-    from ludoteca.agents.heuristics import exagon as h
+    from ludoteca.games.exagon import heuristic as h
 
     game = ludoteca.load_game("exagon", players=2, clock=None)
     agents = [make_agent("heuristic", seed=k, game="exagon") for k in range(2)]
@@ -335,3 +335,149 @@ def test_exagon_heuristic_plays_the_turn_out() -> None:
         state.apply_action(action)
         longest = max(longest, state.to_json()["placed_this_turn"])
     assert longest >= 2
+
+
+# --- the contract: tuning defaults, hidden information, no game names (issue 11) ----------
+
+# docs/strength.md's tuned defaults (issue 11: now declared on each game class)
+TUNED = {
+    "exactly": {"iterations": 1000, "cap": 10, "c": 0.4, "rollout": "random", "prune": 0},
+    "tohm": {"iterations": 3000, "cap": 60, "c": 0.4, "rollout": "random", "prune": 0},
+    "tri": {"iterations": 400, "cap": 10, "c": 0.7, "rollout": "heuristic", "prune": 8},
+    "exagon": {"iterations": 300, "cap": 10, "c": 0.3, "rollout": "heuristic", "prune": 8},
+}
+
+
+@pytest.mark.parametrize("name", ludoteca.GAMES)
+def test_mcts_defaults_come_from_the_game(name: str) -> None:
+    game = ludoteca.load_game(name, **options_for(name, 2))
+    assert MCTSAgent().settings(game) == {**TUNED[name], "seconds": None}
+    # an explicit parameter wins; a time budget alone lifts the iteration budget
+    mine = MCTSAgent(cap=3, c=1, rollout="random", prune=0, seconds=0.5).settings(game)
+    assert mine == {**TUNED[name], "cap": 3, "c": 1.0, "rollout": "random", "prune": 0,
+                    "seconds": 0.5, "iterations": None}
+
+
+def test_mcts_reads_the_defaults_a_game_declares(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No table keyed by game names: change the class's declaration and the agent follows."""
+    game = ludoteca.load_game("tohm", players=2)
+    monkeypatch.setattr(type(game), "agent_defaults", {"mcts": {"iterations": 7, "cap": 2}})
+    agent = MCTSAgent(seed=0)
+    assert agent.settings(game) == {"iterations": 7, "cap": 2, "c": 0.7, "rollout": "random",
+                                    "prune": 0, "seconds": None}
+    state = some_position("tohm")
+    agent.step(state)
+    assert agent.last_iterations == 7
+    monkeypatch.setattr(type(game), "agent_defaults", {"mcts": {"cap": -1}})
+    with pytest.raises(ValueError, match="cap must be a whole number >= 0"):
+        agent.settings(game)
+    monkeypatch.setattr(type(game), "agent_defaults", {"mcts": {"depth": 3}})
+    with pytest.raises(ValueError, match="no parameter 'depth'"):
+        agent.settings(game)
+
+
+def _decision_with_choices(name: str, players: int, seed: int, want_worlds: bool) -> ludoteca.State:
+    """A position with a choice to make (for a hidden-information game, one where the mover
+    cannot see everything when ``want_worlds``)."""
+    game = ludoteca.load_game(name, **options_for(name, players))
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    fallback = None
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+            continue
+        if len(state.legal_actions()) > 1:
+            if not want_worlds or state.worlds(state.current_player()) is not None:
+                return state
+            fallback = fallback or state.clone()
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.randrange(len(legal))])
+    assert fallback is not None
+    return fallback
+
+
+HIDDEN_CASES = [(g, n) for g in ludoteca.GAMES
+                for n in range(ludoteca.game_class(g).min_players, ludoteca.game_class(g).max_players + 1)]
+
+
+@pytest.mark.parametrize(("name", "players"), HIDDEN_CASES)
+def test_mcts_asks_for_worlds_exactly_when_the_game_hides_something(
+        name: str, players: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    state = _decision_with_choices(name, players, seed=players, want_worlds=True)
+    cls = type(state)
+    calls = {"worlds": 0, "label": 0}
+    worlds, label = cls.worlds, cls.action_label
+
+    def counting_worlds(self: ludoteca.State, seat: int) -> object:
+        calls["worlds"] += 1
+        return worlds(self, seat)
+
+    def counting_label(self: ludoteca.State, action: int, seat: int) -> object:
+        calls["label"] += 1
+        return label(self, action, seat)
+
+    monkeypatch.setattr(cls, "worlds", counting_worlds)
+    monkeypatch.setattr(cls, "action_label", counting_label)
+    make_agent("mcts:iterations=20:cap=4", seed=1, game=name).step(state)
+    hidden = state.game.has_hidden_information()
+    assert (calls["worlds"] > 0) == hidden
+    if not hidden:
+        assert calls["label"] == 0
+    elif state.worlds(state.current_player()) is not None:
+        assert calls["label"] > 0  # one tree per seat, edges as each seat observes them
+
+
+def test_heuristics_are_found_in_the_game_package() -> None:
+    from ludoteca.agents import heuristics
+
+    for name in ludoteca.GAMES:
+        game = ludoteca.load_game(name, **options_for(name, 2))
+        mod = heuristics.module(game)
+        assert mod.__name__ == f"{type(game).__module__}.heuristic"
+        assert heuristics.module(name) is mod and heuristics.value_function(game) is mod.value
+
+
+def test_a_game_without_a_heuristic_module() -> None:
+    """A game class whose package has no ``heuristic`` module: no heuristic player (clear error),
+    MCTS still searches with even leaf values and random rollouts."""
+    from ludoteca.agents import heuristics
+    from ludoteca.games.tohm import TohmGame
+
+    class Bare(TohmGame):  # defined in tests/: its package has no heuristic
+        agent_defaults = {"mcts": {"iterations": 10, "cap": 3, "rollout": "heuristic", "prune": 4}}
+
+    game = Bare(players=2)
+    assert heuristics.find_module(game) is None
+    with pytest.raises(ValueError, match="has no heuristic"):
+        heuristics.module(game)
+    assert heuristics.value_function(game)(game.new_initial_state()) == [0.5, 0.5]
+    state = game.new_initial_state()
+    rng = random.Random(0)
+    while state.is_chance_node() or len(state.legal_actions()) < 2:
+        state.apply_action(sample_chance(state, rng) if state.is_chance_node() else state.legal_actions()[0])
+    assert state.is_legal(MCTSAgent(seed=0).step(state))
+
+
+def _source_files(*packages: str) -> list:
+    import pathlib
+
+    root = pathlib.Path(ludoteca.__file__).parent
+    return [p for pkg in packages for p in sorted((root / pkg).rglob("*.py"))]
+
+
+def test_agents_and_adapters_use_only_the_public_contract() -> None:
+    """No private hooks of the engines (``_apply``, ``_legal``, ``_legal_actions``, ``_copy``)
+    outside core/ and games/, and no game named in agents/ or interop/ (string constants)."""
+    import ast
+    import re
+
+    private = re.compile(r"\.(_apply|_legal|_legal_actions|_copy)\b")
+    names = {g.lower() for g in ludoteca.GAMES}
+    for path in _source_files("agents", "interop"):
+        text = path.read_text(encoding="utf-8")
+        assert not private.search(text), f"{path.name} calls a private engine hook"
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words = {node.value.lower(), node.value.lower().removeprefix("ludoteca_").removesuffix("_v0")}
+                assert not words & names, f"{path.name} names the game {node.value!r}"

@@ -146,3 +146,34 @@ def test_rules_piped_into_head_prints_the_first_lines_and_no_traceback() -> None
     assert out.returncode == 0
     assert out.stdout.splitlines() == full[:4]
     assert out.stderr == ""
+
+
+# --- replays show what happened (the events), not only the positions --------------------------
+
+def test_replay_tells_each_actions_events_in_words(tmp_path: Path) -> None:
+    # exactly ends when a player holds three euros (RULES.md), so a finished random game's
+    # replay tells of euros and of the new rounds that follow them.
+    rec = tmp_path / "game.json"
+    assert run("random", "exactly", "--players", "2", "--seed", "4", "--quiet", "--record", str(rec)).returncode == 0
+    out = run("replay", str(rec))
+    assert out.returncode == 0, out.stderr
+    assert "a euro for player(s)" in out.stdout and "a new round" in out.stdout
+    assert out.stdout.count("a euro for player(s)") >= 3
+    final = run("replay", str(rec), "--final")
+    assert "--- step" not in final.stdout and "a euro" not in final.stdout
+
+
+def test_clock_is_refused_for_a_game_without_one_by_the_games_own_fact() -> None:
+    from ludoteca.commands.common import UsageError
+    from ludoteca.commands.play import clock_options
+    from ludoteca.registry import GAMES, game_class
+
+    for name in GAMES:
+        option = game_class(name).clock_option
+        if option is None:
+            with pytest.raises(UsageError, match=r"--clock is for .* only"):
+                clock_options(name, 30)
+            assert clock_options(name, None) == []
+        else:  # the terminal plays without a clock unless --clock is given
+            assert clock_options(name, None) == [f"{option}=null"]
+            assert clock_options(name, 30) == [f"{option}=30"]

@@ -69,8 +69,9 @@ def state_of(d: dict, **opts):
 
 
 def play(s, *actions) -> None:
+    """Apply canonical JSON actions; ``elapsed`` goes to ``apply_action(elapsed=...)``."""
     for a in actions:
-        s.apply_action(s.action_from_json(a))
+        s.apply_json(a)
 
 
 def place(tile: int, at, rot: int, **extra) -> dict:

@@ -1003,3 +1003,59 @@ def test_teleport_move_actions_parse_anywhere() -> None:
     assert not parse_then_apply_problems(s, well_formed)
     play(s, {"attack": [1, 1, "S"]})
     assert not parse_then_apply_problems(s, well_formed)
+
+
+# --------------------------------------------------------------------------------------------
+# Events (issue 11), from RULES.md "Cards": "Hands are public knowledge (all gains are public and
+# used cards are shown); only the card chosen for the battle in progress is secret", and "Battles":
+# each side rolls, "knowing only their own roll, secretly picks one card ... (attacker first in the
+# action order, hidden from the defender)"; "Both are revealed".
+@pytest.mark.parametrize(("n", "seed"), [(2, 11), (3, 12), (4, 13)])
+def test_only_battle_secrets_are_secret_and_the_reveal_shows_them(n: int, seed: int) -> None:
+    game = ludoteca.load_game("tri", players=n)
+    s = game.new_initial_state()
+    rng = random.Random(seed)
+    secrets: dict[str, object] = {}
+    reveals = 0
+    while not s.is_terminal():
+        legal = s.legal_actions()
+        if s.is_chance_node():
+            outcomes, probs = zip(*s.chance_outcomes(), strict=True)
+            a = rng.choices(outcomes, probs)[0]
+        else:
+            a = rng.choice(legal)
+        before = s.to_json()
+        events = s.apply_action(a)
+        assert events[0].kind in ("move", "chance")
+        for e in events:
+            data = e.view(None, everything=True)
+            assert json.loads(json.dumps(data)) == data  # language-neutral: JSON fields only
+            if not e.secret:
+                continue
+            # the only secrets: a battle roll (seen by the seat that rolled) or the attacker's card
+            b = before["battle"]
+            seat = e.data["seat"]
+            assert e.to == frozenset({seat}) and e.public == {"seat": seat}
+            if e.kind == "chance":
+                role = "attacker" if b["step"] == "attacker_roll" else "defender"
+                assert b[role] == seat
+                secrets[f"{role}_roll"] = e.data["outcome"]["roll"]
+            else:
+                assert e.kind == "move" and b["step"] == "attacker_card" and b["attacker"] == seat
+                secrets["attacker_card"] = e.data["action"]["card"]
+            for viewer in [None, *range(n)]:
+                if viewer != seat:
+                    assert e.view(viewer) == {"kind": e.kind, "seat": seat, "secret": True}
+        for e in events:
+            if e.kind == "battle":  # public, with what was secret until now
+                reveals += 1
+                assert not e.secret
+                assert {k: e.data[k] for k in secrets} == secrets
+                a_tot = e.data["attacker_roll"] + e.data["attacker_card"]
+                d_tot = e.data["defender_roll"] + e.data["defender_card"]
+                assert (e.data["attacker_total"], e.data["defender_total"]) == (a_tot, d_tot)
+                assert e.data["attacker_won"] == (a_tot > d_tot)  # default ties: the defender holds
+                secrets = {}
+        if events[-1].kind == "end":
+            assert events[-1].data["reason"] == s.end_reason()
+    assert reveals > 0

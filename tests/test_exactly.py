@@ -650,3 +650,198 @@ def test_clone_keeps_counters_and_is_independent(players: int) -> None:
     random_playout(clone, rng)
     assert state.counters()["rounds"] <= clone.counters()["rounds"]
     assert game.state_from_json(state.to_json()).counters() == dict.fromkeys(state.counters(), 0)
+
+
+# --- events (core/events.py; the kinds are listed in the module docstring) ------------------
+
+def events(state: ExactlyState, action: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events of one action, as JSON (every exactly event is public)."""
+    out = state.apply_action(state.action_from_json(action))
+    assert all(e.to is None for e in out)
+    return [e.to_json() for e in out]
+
+
+def roll(face: int | str, seat: int, rolloff: bool = False) -> dict[str, Any]:
+    return {"kind": "chance", "outcome": {"roll": face}, "seat": seat, "face": face, "rolloff": rolloff}
+
+
+def test_events_of_the_roll_off_say_whose_roll_the_ties_and_who_starts() -> None:
+    # "Who starts": every player rolls once, ranking ? > 50 > ... ; the tied re-roll among themselves.
+    state = ludoteca.load_game("exactly", players=3).new_initial_state()
+    assert events(state, {"roll": "?"}) == [roll("?", 0, rolloff=True)]
+    assert events(state, {"roll": 50}) == [roll(50, 1, rolloff=True)]
+    assert events(state, {"roll": "?"}) == [roll("?", 2, rolloff=True),
+                                            {"kind": "rolloff_tie", "seats": [0, 2], "face": "?"}]
+    assert events(state, {"roll": 5}) == [roll(5, 0, rolloff=True)]
+    assert events(state, {"roll": 10}) == [roll(10, 2, rolloff=True), {"kind": "starter", "seat": 2}]
+    assert state.current_player() == CHANCE and state.to_json()["to_move"] == 2
+    # the first turn's die: seat 2's roll, not part of the roll-off
+    assert events(state, {"roll": 20}) == [roll(20, 2)]
+
+
+def test_events_of_a_zero_and_of_a_coin_moved() -> None:
+    state = load(position([coins(1), coins(1)], to_move=1, turn=4))
+    assert events(state, {"roll": 0}) == [roll(0, 1)]  # "0: nothing happens; the turn passes"
+    assert state.to_json()["to_move"] == 0
+    assert events(state, {"roll": 20}) == [roll(20, 0)]
+    assert events(state, {"coin": 20, "from": "bank", "to": 1}) == [
+        {"kind": "move", "seat": 0, "action": {"coin": 20, "from": "bank", "to": 1}},
+        {"kind": "coin_moved", "seat": 0, "coin": 20, "from": "bank", "to": 1},
+    ]
+
+
+def test_events_of_a_euro_the_round_reset_and_the_next_starter() -> None:
+    # "Scoring a euro": the round ends, coins return to the bank, each player takes a new 5-cent
+    # coin, and the next round starts with the player to the left of the one who made the move.
+    state = load(position([coins(c5=1), coins(c20=2, c50=1), coins(c5=1)], phase="move", roll=10, to_move=1,
+                          turn=7))
+    assert events(state, {"coin": 10, "from": "bank", "to": 1})[1:] == [
+        {"kind": "coin_moved", "seat": 1, "coin": 10, "from": "bank", "to": 1},
+        {"kind": "euro", "seats": [1], "mover": 1, "euros": [0, 1, 0]},
+        {"kind": "new_round", "seat": 2},
+        {"kind": "start_coins", "seats": [0, 1, 2], "coin": 5},
+    ]
+    data = state.to_json()
+    assert data["piles"] == [coins(1)] * 3 and data["to_move"] == 2 and data["phase"] == "roll"
+
+
+def test_events_of_two_euros_on_one_move_without_start_coins() -> None:
+    # Seat 0 (90 cents) takes a 10 from seat 1 (110 cents): both hold exactly 100.
+    state = load(position([coins(c20=2, c50=1), coins(c10=1, c50=2)], phase="move", roll=10, to_move=0),
+                 start_coin="game")
+    assert events(state, {"coin": 10, "from": 1, "to": 0})[2:] == [
+        {"kind": "euro", "seats": [0, 1], "mover": 0, "euros": [1, 1]},
+        {"kind": "new_round", "seat": 1},  # start_coin "game": no coin at a new round
+    ]
+
+
+def test_events_of_the_winning_euro_end_the_game() -> None:
+    # "a player holding three 1-euro tokens wins": no new round, the end and why.
+    state = load(position([coins(c20=2, c50=1), coins(c5=1)], phase="move", roll="?", to_move=0, euros=[2, 1]))
+    assert events(state, {"coin": 10, "from": "bank", "to": 0})[2:] == [
+        {"kind": "euro", "seats": [0], "mover": 0, "euros": [3, 1]},
+        {"kind": "end", "reason": "three_euros", "returns": [1.0, 0.0], "winners": [0]},
+    ]
+    assert state.end_reason() == "three_euros" and state.scores() == [3.0, 1.0]
+
+
+def test_events_of_a_pass_and_of_the_turn_limit() -> None:
+    # A 5 when every 5-cent coin is in the bank and both piles hold more than 150 cents: pass.
+    state = load(position([coins(c50=4), coins(c50=4)], turn=9), turn_limit=10)
+    assert events(state, {"roll": 5}) == [roll(5, 0)]
+    assert events(state, {"pass": True}) == [
+        {"kind": "move", "seat": 0, "action": {"pass": True}},
+        {"kind": "pass", "seat": 0},
+        {"kind": "end", "reason": "turn_limit", "returns": [0.5, 0.5], "winners": [0, 1]},
+    ]
+    assert state.end_reason() == "turn_limit"
+
+
+def test_end_reason_is_empty_before_the_end() -> None:
+    assert ludoteca.load_game("exactly", players=2).new_initial_state().end_reason() == ""
+
+
+def test_scores_are_euros() -> None:
+    # "Score for turn_limit: 1-euro tokens held."
+    state = load(position([coins(1), coins(1), coins(1)], euros=[2, 0, 1]))
+    assert state.scores() == [2.0, 0.0, 1.0]
+    assert ExactlyGame.score_name == "euros"
+
+
+def test_counters_are_declared_and_count_rounds_euros_question_rounds_and_cap_blocks() -> None:
+    declared = {c.name for c in ExactlyGame.counters}
+    state = load(position([coins(c20=2, c50=1), coins(c10=1, c50=2), coins(c50=4)], to_move=0))
+    assert set(state.counters()) == declared == {"rounds", "euros", "question_rounds", "cap_blocks"}
+    for c in ExactlyGame.counters:
+        assert c.kind in ("share_per_game", "share_per_event", "ratio_per_event", "mean_per_game")
+        assert c.of is None or c.of == "turns" or c.of in declared
+    # A "?": seat 2 (200 cents) is closed to any coin that could otherwise reach it (the cap blocks).
+    events(state, {"roll": "?"})
+    assert state.counters() == {"rounds": 0, "euros": 0, "question_rounds": 0, "cap_blocks": 1}
+    events(state, {"coin": 10, "from": 1, "to": 0})  # two players score on one move, on a "?"
+    assert state.counters() == {"rounds": 1, "euros": 2, "question_rounds": 1, "cap_blocks": 1}
+
+
+@pytest.mark.parametrize("players", range(2, 7))
+def test_events_tell_the_whole_game_and_the_fast_path_plays_it_alike(players: int) -> None:
+    """Random games: apply_unchecked (no events) plays the same positions and counters as
+    apply_action, and the events agree with the positions (whose roll, coins, euros, starters)."""
+    rng = random.Random(players)
+    checked = ludoteca.load_game("exactly", players=players).new_initial_state()
+    fast = checked.clone()
+    kinds: set[str] = set()
+    euros = [0] * players
+    while not checked.is_terminal():
+        before = checked.to_json()
+        action = random_action(checked, rng)
+        out = [e.to_json() for e in checked.apply_action(action)]
+        after = checked.to_json()
+        kinds |= {e["kind"] for e in out}
+        if out[0]["kind"] == "chance":
+            assert out[0]["seat"] == before["to_move"] and out[0]["rolloff"] == (before["phase"] == "start_roll")
+        for e in out:
+            if e["kind"] == "coin_moved":
+                assert e["seat"] == before["to_move"]
+            elif e["kind"] == "euro":
+                euros = [x + (s in e["seats"]) for s, x in enumerate(euros)]
+                assert e["euros"] == euros == after["euros"] and e["mover"] == before["to_move"]
+            elif e["kind"] == "new_round":
+                assert e["seat"] == (before["to_move"] + 1) % players == after["to_move"]
+            elif e["kind"] == "starter":
+                assert e["seat"] == after["to_move"] and after["phase"] == "roll"
+        fast.apply_unchecked(action)
+        assert fast.to_json() == after
+        assert fast.counters() == checked.counters()
+    assert out[-1]["kind"] == "end" and out[-1]["reason"] == checked.end_reason() != ""
+    assert {"chance", "move", "coin_moved", "starter", "end"} <= kinds
+
+
+def test_events_are_json() -> None:
+    state = ludoteca.load_game("exactly", players=3).new_initial_state()
+    rng = random.Random(3)
+    for _ in range(300):
+        if state.is_terminal():
+            break
+        for e in state.apply_action(random_action(state, rng)):
+            assert json.loads(json.dumps(e.to_json())) == e.to_json()
+
+
+# --- positions: what the shared shape reader says ------------------------------------------
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d["piles"][1].update({"50": True}), "piles[1]['50']: expected a whole number, got true"),
+        (lambda d: d.update(euros="1, 2"), "euros: expected a list, got '1, 2'"),
+        (lambda d: d.update(phase=None), "phase: expected one of 'start_roll', 'roll', 'move', 'over', got null"),
+        (lambda d: d.update(roll=[5]), "roll: expected a whole number or '?' or null, got a list ([5])"),
+        (lambda d: d.update(game="tohm"), "game: expected 'exactly', got 'tohm'"),
+        (lambda d: d.pop("bank"), "position is missing the key 'bank'"),
+        (lambda d: d.update(rolloff={"seats": [0, "1"], "rolls": []}),
+         "rolloff.seats[1]: expected a whole number, got '1'"),
+        (lambda d: d.update(turn=-3), "turn must be at least 0, not -3"),
+    ],
+)
+def test_malformed_positions_exact_messages(edit: Any, message: str) -> None:
+    data = copy.deepcopy(_good())
+    edit(data)
+    with pytest.raises(ValueError) as info:
+        ludoteca.load_game("exactly", players=2).state_from_json(data)
+    assert str(info.value) == message
+
+
+def test_extra_keys_in_a_position_are_read() -> None:
+    # RULES.md: "Keys listed are required; implementations may add keys."
+    state = ludoteca.load_game("exactly", players=2).state_from_json({**_good(), "note": [1, {"x": 2}]})
+    assert state.to_json() == {**_good(), "rolloff": None}  # its own added key, not the reader's
+
+
+def test_heuristic_looks_ahead_on_copies_and_leaves_the_state_alone() -> None:
+    # The heuristic (games/exactly/heuristic.py) plays its candidates on fast copies of the state.
+    from ludoteca.games.exactly import heuristic
+
+    state = load(position([coins(c20=2, c50=1), coins(c5=1)], phase="move", roll=10, to_move=0))
+    before = state.to_json()
+    action = heuristic.choose(state, random.Random(0))
+    assert state.to_json() == before
+    assert state.action_to_json(action) == {"coin": 10, "from": "bank", "to": 0}  # reach exactly 100

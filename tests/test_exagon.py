@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 import ludoteca
 from ludoteca import IllegalActionError, Record
 from ludoteca.core.chance import random_playout, sample_chance
-from ludoteca.games.exagon import DIRECTIONS, ExagonGame, ExagonState, Timed, default_tiles
+from ludoteca.games.exagon import DIRECTIONS, ExagonGame, ExagonState, default_tiles
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
-DEFAULT_FILE = ROOT / "src" / "ludoteca" / "games" / "data" / "exagon_tiles.json"
+DEFAULT_FILE = ROOT / "src" / "ludoteca" / "games" / "exagon" / "tiles.json"
 SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -131,8 +131,8 @@ def test_options_and_defaults() -> None:
     game = load(3)
     assert game.options["clock"] == 60 and game.options["tournament"] is False
     assert game.options["turn_limit"] == 1000
-    assert load(2, clock=None).clock is None and load(2, clock="null").clock is None
-    assert load(2, clock=2.5).clock == 2.5
+    assert load(2, clock=None).clock() is None and load(2, clock="null").clock() is None
+    assert load(2, clock=2.5).clock() == 2.5 and load(2).clock() == 60.0
     # The tiles option takes a path, JSON text or a list.
     text = (DATA / "exagon_uniform.json").read_text()
     assert load(2, tiles=text).tiles == load(2, tiles=tiles_of("uniform")).tiles
@@ -284,7 +284,7 @@ def test_giving_away_the_last_tile_wins_at_once() -> None:
     s.apply_json({"give": {"tile": 0, "to": 1}})
     assert s.is_terminal() and s.returns() == [1.0, 0.0, 0.0]
     assert s.legal_actions() == []
-    assert s.counters()["end"] == "last_tile" and s.counters()["tiles_given"] == 1
+    assert s.end_reason() == "last_tile" and s.counters()["tiles_given"] == 1
     data = s.to_json()
     assert data["phase"] == "over" and data["hands"][:2] == [[], [11, 0]]
     assert data["result"] == {"winners": [0], "end": "last_tile"}
@@ -298,7 +298,7 @@ def test_heuristic_gives_away_its_last_tile_to_win() -> None:
     # tile (all 1s) fits nowhere (the table shows only 5s and 6s), it holds a bonus and seat 1 holds
     # one tile: the give is the only winning action, and both the heuristic and its rollout play it.
     from ludoteca.agents import make_agent
-    from ludoteca.agents.heuristics import exagon as h
+    from ludoteca.games.exagon import heuristic as h
 
     tiles = tiles_of("fives")
     s = state_of(position(tiles, [(0, (0, 0), 0), (13, (1, 0), 0)], [[17], [16]], placed=1, bonus=1))
@@ -316,7 +316,7 @@ def test_perfect_fit_wins_at_once() -> None:
     s = state_of(position(tiles, ring(6), [[0, 9, 10], [11, 12]]))
     s.apply_json(place(0, (0, 0), 0))
     assert s.is_terminal() and s.returns() == [1.0, 0.0]
-    assert s.counters()["end"] == "perfect_fit" and s.counters()["perfect_fits"] == 1
+    assert s.end_reason() == "perfect_fit" and s.counters()["perfect_fits"] == 1
     assert s.to_json()["phase"] == "over"
 
 
@@ -325,7 +325,7 @@ def test_last_tile_wins_at_once() -> None:
     tiles = tiles_of("fives")
     s = state_of(position(tiles, ring(1), [[11, 12], [0]], to_move=1))
     s.apply_json(place(0, (0, 0), 0))
-    assert s.is_terminal() and s.returns() == [0.0, 1.0] and s.counters()["end"] == "last_tile"
+    assert s.is_terminal() and s.returns() == [0.0, 1.0] and s.end_reason() == "last_tile"
 
 
 def test_blocked_game_fewest_tiles_then_lower_penalty_then_shared() -> None:
@@ -339,7 +339,7 @@ def test_blocked_game_fewest_tiles_then_lower_penalty_then_shared() -> None:
         s.apply_json({"pass": True})
     # penalties: seat 0: 3 + 4 = 7; seat 1: 5 + 1 = 6.
     assert s.is_terminal() and s.returns() == [0.0, 1.0, 0.0]
-    assert s.counters()["end"] == "blocked" and s.counters()["passes"] == 3
+    assert s.end_reason() == "blocked" and s.counters()["passes"] == 3
     s = state_of(position(tiles, [(1, (0, 0), 0)], [[2, 3], [7, 8], [4, 5, 9]]))  # penalties 7 and 5
     for _ in range(3):
         s.apply_json({"pass": True})
@@ -370,7 +370,7 @@ def test_whole_game_of_the_uniform_set_blocks_at_the_opening() -> None:
     while not s.is_terminal():
         assert [s.action_to_json(a) for a in s.legal_actions()] == [{"pass": True}]
         s.apply_json({"pass": True})
-    assert s.counters()["end"] == "blocked" and s.turn == 2
+    assert s.end_reason() == "blocked" and s.turn == 2
 
 
 # --- deal and who starts ---------------------------------------------------------------
@@ -462,27 +462,31 @@ def test_hourglass_carry_refusal_and_timeout() -> None:
     game = load(2, tiles=tiles)  # clock 60
     s = game.state_from_json(pos)
     s.apply_json(place(0, (0, 0), 0, elapsed=10))
-    assert s.time_left == 50.0 and s.current_player() == 0
+    assert s.time_left() == 50.0 and s.current_player() == 0
     s.apply_json({"stop": True, "elapsed": 5.5})
-    assert s.current_player() == 1 and s.carry == 44.5 and s.time_left == 104.5
+    assert s.current_player() == 1 and s.carry == 44.5 and s.time_left() == 104.5
     before = s.to_json()
-    action = s.action_from_json({"stop": True, "elapsed": 200.0})
-    assert isinstance(action, Timed)
-    timed_place = s.action_from_json(place(11, (2, -1), 1, elapsed=104.6))
+    # elapsed is read (and checked) by action_from_json but is not part of the action.
+    assert s.action_from_json({"stop": True, "elapsed": 200.0}) == game.stop_action
+    with pytest.raises(IllegalActionError, match="elapsed"):
+        s.action_from_json({"stop": True, "elapsed": -1})
+    action = s.action_from_json(place(11, (2, -1), 1, elapsed=104.6))
     with pytest.raises(IllegalActionError, match="hourglass"):
-        s.apply_action(timed_place)
+        s.apply_action(action, elapsed=104.6)
+    with pytest.raises(IllegalActionError, match="hourglass"):
+        s.apply_json(place(11, (2, -1), 1, elapsed=104.6))
     assert s.to_json() == before
     assert all(s.action_to_json(a) != {"timeout": True} for a in s.legal_actions())
     s.apply_json({"timeout": True, "elapsed": 999})  # timeout ignores elapsed
-    assert s.current_player() == 0 and s.carry == 0.0 and s.time_left == 60.0
+    assert s.current_player() == 0 and s.carry == 0.0 and s.time_left() == 60.0
     assert s.to_json()["passes"] == 1 and s.counters()["timeouts"] == 1
     s.apply_json(place(9, (-1, 0), 0, elapsed=1))  # one connection: the turn ends, 59 s carried
-    assert s.current_player() == 1 and s.carry == 59.0 and s.time_left == 119.0
+    assert s.current_player() == 1 and s.carry == 59.0 and s.time_left() == 119.0
     # A timeout after a placement: the turn ends, nothing carried, and it is not a pass.
     s.apply_json(place(11, (2, -1), 1, elapsed=19))
-    assert s.current_player() == 1 and s.time_left == 100.0
+    assert s.current_player() == 1 and s.time_left() == 100.0
     s.apply_json({"timeout": True})
-    assert s.current_player() == 0 and s.carry == 0.0 and s.time_left == 60.0
+    assert s.current_player() == 0 and s.carry == 0.0 and s.time_left() == 60.0
     assert s.to_json()["passes"] == 0
 
 
@@ -494,17 +498,17 @@ def test_timeout_refused_without_a_clock_and_in_the_opening() -> None:
     game = load(2, clock=30)
     s = game.new_initial_state()
     # RULES.md: "The opening steps have no clock"; "with no clock, time_left and carry are null".
-    assert s.time_left is None and s.carry is None
+    assert s.time_left() is None and s.carry is None
     deal(s, random.Random(4))
-    assert s.time_left is None and s.carry is None
+    assert s.time_left() is None and s.carry is None
     with pytest.raises(IllegalActionError, match="opening"):
         s.apply_json({"timeout": True})
     # Opening steps have no clock: elapsed is ignored there.
-    s.apply_action(Timed(s.legal_actions()[0], 500.0))
-    assert s.time_left is None
+    s.apply_action(s.legal_actions()[0], elapsed=500.0)
+    assert s.time_left() is None
     while s.to_json()["phase"] == "opening":
-        s.apply_action(Timed(s.legal_actions()[0], 500.0))
-    assert s.to_json()["phase"] == "turn" and s.time_left == 30.0 and s.carry == 0.0
+        s.apply_action(s.legal_actions()[0], elapsed=500.0)
+    assert s.to_json()["phase"] == "turn" and s.time_left() == 30.0 and s.carry == 0.0
 
 
 def test_clock_none_positions_have_null_time() -> None:
@@ -523,7 +527,7 @@ def test_tournament_scoring() -> None:
     s = state_of(pos, tournament=True)
     s.apply_json(place(3, (1, 0), 2))  # tile 3's 5 (side 1) faces direction 3: its last tile
     # seat 1: star points 4 + 6 + 3 for the Jolly tile 1; seat 2: 3.
-    assert s.scores == [55, -3, -3]
+    assert s.to_json()["scores"] == [55, -3, -3]
     assert s.is_terminal() and s.returns() == [1.0, 0.0, 0.0]
     pos = position(tiles, [(0, (0, 0), 0)], [[3], [1, 7], [6]], scores=[0, 10, 0])
     s = state_of(pos, tournament=True)
@@ -537,15 +541,16 @@ def test_tournament_playout_ends_with_someone_at_50() -> None:
     game = load(2, clock=None, tournament=True)
     s = game.new_initial_state()
     random_playout(s, random.Random(5))
-    assert s.is_terminal() and max(s.scores) >= 50
-    assert [s.scores[i] >= 50 for i in range(2)] == [r > 0 for r in s.returns()]
+    scores = s.to_json()["scores"]
+    assert s.is_terminal() and max(scores) >= 50 and s.end_reason() == "tournament"
+    assert [scores[i] >= 50 for i in range(2)] == [r > 0 for r in s.returns()]
 
 
 def test_turn_limit_ends_the_game_scored_as_blocked() -> None:
     game = load(2, clock=None, turn_limit=3)
     s = game.new_initial_state()
     random_playout(s, random.Random(9))
-    assert s.is_terminal() and s.turn == 3 and s.counters()["end"] == "turn_limit"
+    assert s.is_terminal() and s.turn == 3 and s.end_reason() == "turn_limit"
     keys = [(len(h), sum(game.penalty[t] for t in h)) for h in s.hands]
     assert s.returns() == [1.0 / keys.count(min(keys)) if k == min(keys) else 0.0 for k in keys]
 
@@ -663,7 +668,7 @@ def test_a_game_won_mid_turn_is_written_so_that_it_reads_back() -> None:
     tiles = tiles_of("fives")
     s = state_of(position(tiles, ring(2), [[0], [11, 12, 9, 10]], placed=1, bonus=0, turn=6))
     s.apply_json(place(0, (0, 0), 0))
-    assert s.is_terminal() and s.returns() == [1.0, 0.0] and s.counters()["end"] == "last_tile"
+    assert s.is_terminal() and s.returns() == [1.0, 0.0] and s.end_reason() == "last_tile"
     data = s.to_json()
     assert (data["turn"], data["placed_this_turn"], data["bonus"]) == (7, 0, 0)
     assert s.game.state_from_json(data).to_json() == data
@@ -771,7 +776,6 @@ def test_action_strings_and_json() -> None:
         "stop": {"stop": True},
         "pass": {"pass": True},
         "timeout": {"timeout": True},
-        "t0@0,0r3 +2.5s": place(0, (0, 0), 3, elapsed=2.5),
     }
     for text, data in examples.items():
         action = s.action_from_string(text)
@@ -779,6 +783,10 @@ def test_action_strings_and_json() -> None:
         assert s.action_to_string(action) == text
         assert s.action_from_string(json.dumps(data)) == action
     assert s.action_from_string("t0@[0, 0] r3") == s.action_from_json(place(0, (0, 0), 3))
+    # Time spent is not part of an action: a " +2.5s" suffix is read and checked, like "elapsed".
+    assert s.action_from_string("t0@0,0r3 +2.5s") == s.action_from_json(place(0, (0, 0), 3, elapsed=2.5))
+    with pytest.raises(IllegalActionError, match="elapsed time"):
+        s.action_from_string("t0@0,0r3 +-1s")
     for bad in ("t0@0,0r6", "give t99>1", "jump", '{"deal": 3, "stop": true}'):
         with pytest.raises(IllegalActionError):
             s.action_from_string(bad)
@@ -825,18 +833,20 @@ def _conserved(s: ExagonState) -> bool:
     return sorted(placed) == sorted(t["id"] for t in data["tiles"])
 
 
-def _step(s: ExagonState, rng: random.Random) -> Any:
-    """A random action; with a clock, a random elapsed and the occasional timeout."""
+def _step(s: ExagonState, rng: random.Random) -> tuple[int, float | None]:
+    """A random action and its elapsed seconds: with a clock, a random elapsed and the
+    occasional timeout."""
     if s.is_chance_node():
-        return sample_chance(s, rng)
+        return sample_chance(s, rng), None
     legal = s.legal_actions()
     action = legal[rng.randrange(len(legal))]
-    if s.game.clock is not None and s.phase == 2:
+    left = s.time_left()
+    if left is not None:
         if rng.random() < 0.05:
-            return Timed(s.game.timeout_action, rng.uniform(0, 100))
+            return s.game.timeout_action, rng.uniform(0, 100)
         if rng.random() < 0.7:
-            return Timed(action, round(rng.uniform(0, min(s.time_left, 20)), 3))
-    return action
+            return action, round(rng.uniform(0, min(left, 20)), 3)
+    return action, None
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
@@ -857,30 +867,32 @@ def test_random_games_keep_every_invariant(players: int, clock: float | None, to
         assert _conserved(s)
         if s.is_chance_node():
             assert math.isclose(sum(p for _, p in s.chance_outcomes()), 1.0)
-        action = _step(s, rng)
+        action, elapsed = _step(s, rng)
         # Illegal actions raise and change nothing.
         if not s.is_chance_node():
             for bad in (-1, game.num_distinct_actions(), game.give0 - 1):
                 if bad not in s.legal_actions():
                     with pytest.raises(IllegalActionError):
                         s.apply_action(bad)
-            if clock is not None and s.phase == 2 and not isinstance(action, Timed):
+            left = s.time_left()
+            if left is not None and action != game.timeout_action:
                 with pytest.raises(IllegalActionError, match="hourglass"):
-                    s.apply_action(Timed(action, s.time_left + 1))
+                    s.apply_action(action, elapsed=left + 1)
             assert s.to_json() == data
         # Clones are independent.
         if steps % 5 == 0:
             clone = s.clone()
-            clone.apply_action(action)
-            rebuilt.apply_action(action)
+            clone.apply_action(action, elapsed=elapsed)
+            rebuilt.apply_action(action, elapsed=elapsed)
             assert s.to_json() == data and rebuilt.to_json() == clone.to_json()
+        assert "elapsed" not in s.action_to_json(action)
         assert s.action_from_json(json.loads(json.dumps(s.action_to_json(action)))) == action
         assert s.action_from_string(s.action_to_string(action)) == action
-        record.add(s, action)
-        s.apply_action(action)
+        record.add(s, action, elapsed=elapsed)
+        s.apply_action(action, elapsed=elapsed)
         steps += 1
     assert math.isclose(sum(s.returns()), 1.0)
-    assert s.counters()["end"] in ("last_tile", "perfect_fit", "blocked", "turn_limit")
+    assert s.end_reason() in (("tournament",) if tournament else ("last_tile", "perfect_fit", "blocked", "turn_limit"))
     replayed = Record.loads(record.dumps()).replay()
     assert replayed.to_json() == s.to_json()
 
@@ -903,8 +915,9 @@ def test_counters_are_copied_by_clone() -> None:
     c = s.clone()
     random_playout(c, random.Random(8))
     assert s.counters()["placements"] < c.counters()["placements"]
-    assert set(c.counters()) == {"placements", "bonuses_earned", "bonuses_spent", "tiles_given", "passes",
-                                 "timeouts", "perfect_fits", "end"}
+    # Game.counters declares every figure counters() reports (the lab reads the declaration).
+    assert set(c.counters()) == {x.name for x in ExagonGame.counters}
+    assert all(isinstance(v, int) for v in c.counters().values())
 
 
 def test_random_games_with_the_default_set_end_by_a_last_tile() -> None:
@@ -916,5 +929,358 @@ def test_random_games_with_the_default_set_end_by_a_last_tile() -> None:
         for _ in range(10):
             s = game.new_initial_state()
             random_playout(s, rng)
-            ends[s.counters()["end"]] += 1
+            ends[s.end_reason()] += 1
     assert ends["last_tile"] + ends["perfect_fit"] >= 36
+
+
+# --- engine contract v2: int actions, elapsed, events, the game's facts (issue 11) ---------
+
+def clocked(arc: int = 2, **kw: Any) -> ExagonState:
+    """A fives position in a clocked turn (clock 60): seat 0 to move, 60 s left."""
+    tiles = tiles_of("fives")
+    pos = position(tiles, ring(arc), [[0, 9, 10], [11, 12]], time_left=60.0, carry=0.0, **kw)
+    return load(2, tiles=tiles).state_from_json(pos)
+
+
+def kinds(events: list[Any]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def find(events: list[Any], kind: str) -> dict[str, Any]:
+    found = [dict(e.data) for e in events if e.kind == kind]
+    assert len(found) == 1, (kind, kinds(events))
+    return found[0]
+
+
+def test_actions_are_ints_and_elapsed_enters_through_apply_action() -> None:
+    # Issue 11: "Actions are always ints. Time spent enters through the API"; RULES.md: any action
+    # may carry "elapsed", which time_left loses.
+    s = clocked()
+    a = s.action_from_json(place(0, (0, 0), 0, elapsed=10))
+    assert type(a) is int and a == s.action_from_json(place(0, (0, 0), 0))
+    assert s.action_to_json(a) == place(0, (0, 0), 0)  # never with elapsed
+    s.apply_action(a, elapsed=10)
+    assert s.time_left() == 50.0 and s.to_json()["time_left"] == 50.0
+    s.apply_json({"stop": True, "elapsed": 4})  # apply_json passes the key on
+    assert s.to_json()["carry"] == 46.0 and s.time_left() == 106.0
+
+
+@pytest.mark.parametrize("bad", [-1, -0.001, math.nan, math.inf, True, "3", [1]])
+def test_bad_elapsed_is_refused_and_changes_nothing(bad: Any) -> None:
+    s = clocked()
+    before = s.to_json()
+    a = s.legal_actions()[0]
+    with pytest.raises(IllegalActionError, match="elapsed must be a number of seconds >= 0"):
+        s.apply_action(a, elapsed=bad)
+    assert s.to_json() == before
+    with pytest.raises(IllegalActionError, match="elapsed"):
+        s.action_from_json({**s.action_to_json(a), "elapsed": bad})
+    # In the opening (no clock runs) a bad value is refused too; a good one is ignored.
+    o = load(2, clock=30).new_initial_state()
+    deal(o, random.Random(1))
+    first = o.to_json()
+    with pytest.raises(IllegalActionError, match="elapsed"):
+        o.apply_action(o.legal_actions()[0], elapsed=bad)
+    assert o.to_json() == first
+
+
+def test_elapsed_beyond_time_left_is_refused_the_timeout_ignores_it() -> None:
+    # RULES.md: "an action whose elapsed exceeds time_left is refused (the hourglass ran out)";
+    # "{"timeout": true} ignores elapsed".
+    s = clocked()
+    before = s.to_json()
+    with pytest.raises(IllegalActionError, match=r"the hourglass ran out: 60\.5 s elapsed but only 60\.0 s"):
+        s.apply_action(s.legal_actions()[0], elapsed=60.5)
+    assert s.to_json() == before
+    s.apply_action(s.game.timeout_action, elapsed=1e9)
+    assert s.to_json()["time_left"] == 60.0 and s.to_json()["carry"] == 0.0 and s.current_player() == 1
+
+
+def test_timeout_is_accepted_unlisted_only_in_a_clocked_turn() -> None:
+    # RULES.md: the timeout "is accepted in phase turn whenever a clock is set, and is never listed
+    # by legal_actions()"; "The opening steps have no clock".
+    s = clocked()
+    timeout = s.game.timeout_action
+    assert timeout not in s.legal_actions() and s.is_legal(timeout)
+    unclocked = state_of(position(tiles_of("fives"), ring(2), [[0, 9, 10], [11, 12]]))
+    assert not unclocked.is_legal(timeout)
+    with pytest.raises(IllegalActionError, match="not accepted now: this game has no clock"):
+        unclocked.apply_action(timeout)
+    o = load(2, clock=30).new_initial_state()
+    deal(o, random.Random(2))
+    assert not o.is_legal(o.game.timeout_action)
+    with pytest.raises(IllegalActionError, match="not accepted now: the opening steps have no clock"):
+        o.apply_action(o.game.timeout_action)
+
+
+def test_off_table_placements_are_read_and_refused_with_a_clear_message() -> None:
+    # RULES.md: "action_from_json rejects only ill-formed actions; apply_action rejects any action
+    # that is not legal": a placement on a cell no tile can reach is well-formed (an int above the
+    # normal range, decodable) and never legal.
+    s = clocked()
+    g = s.game
+    before = s.to_json()
+    for at in ((99, 0), (0, -18), (10**30, -(10**30))):
+        data = place(9, at, 4)
+        a = s.action_from_json(data)
+        assert type(a) is int and a >= g.num_distinct_actions()
+        assert s.action_to_json(a) == data and s.action_from_string(s.action_to_string(a)) == a
+        assert not s.is_legal(a)
+        with pytest.raises(IllegalActionError, match=r"too far from the table for any tile to reach it"):
+            s.apply_action(a)
+        assert s.to_json() == before
+    # The codes of cells inside the window are not actions (each placement has one int).
+    with pytest.raises(ValueError, match="not an action"):
+        s.action_to_json(g.num_distinct_actions())  # would be [0, 0]
+    with pytest.raises(IllegalActionError, match="not an action"):
+        s.apply_action(g.num_distinct_actions())
+
+
+@SETTINGS
+@given(q=st.integers(-(10**12), 10**12), r=st.integers(-(10**12), 10**12), t=st.integers(0, 17),
+       rot=st.integers(0, 5))
+def test_every_placement_has_one_int_that_reads_back(q: int, r: int, t: int, rot: int) -> None:
+    s = clocked()
+    data = place(t, (q, r), rot)
+    a = s.action_from_json(data)
+    assert s.action_to_json(a) == data
+    inside = max(abs(q), abs(r)) <= s.game.radius
+    assert (a < s.game.num_distinct_actions()) == inside
+
+
+def test_time_left_hook_is_the_hourglass_in_a_clocked_turn_only() -> None:
+    game = load(2, clock=45)
+    s = game.new_initial_state()
+    assert s.time_left() is None  # deal: no hourglass
+    deal(s, random.Random(3))
+    assert s.time_left() is None  # opening: "The opening steps have no clock"
+    while s.to_json()["phase"] == "opening":
+        s.apply_action(s.legal_actions()[0])
+    assert s.time_left() == 45.0  # "the first turn of phase turn starts with time_left = clock"
+    assert load(2, clock=None).new_initial_state().time_left() is None
+    random_playout(s, random.Random(3))
+    assert s.is_terminal() and s.time_left() is None
+
+
+@pytest.mark.parametrize(("tiles", "players", "hidden"), [
+    (None, 2, False), (None, 3, False), (None, 4, False), (None, 5, False),  # 40 = 2*20, 3*13+1, ...
+    ("fives", 2, False), ("fives", 3, False), ("fives", 4, True), ("fives", 5, True),  # 18 tiles
+])
+def test_hidden_information_only_when_two_or_more_tiles_are_set_aside(tiles: str | None, players: int,
+                                                                       hidden: bool) -> None:
+    # RULES.md "Deal": two or more leftovers are "set aside unseen (aside, the only hidden
+    # information)"; one leftover is the table tile, and hands are face up.
+    game = load(players, tiles=tiles_of(tiles) if tiles else None)
+    assert game.has_hidden_information() is hidden
+    assert ExagonGame.hidden_information is False
+
+
+def test_scores_are_the_blocked_order() -> None:
+    # RULES.md "End": blocked -> "fewest tiles wins, ties broken by the lower tournament penalty";
+    # "Score for turn_limit: the same order". scores() = -tiles - penalty / (all penalties + 1).
+    tiles = tiles_of("uniform")  # star points of tile k: 1 + k % 6, 30 in all, no Jolly
+    s = state_of(position(tiles, [(1, (0, 0), 0)], [[2, 3], [4, 6], [7, 8, 9]]))
+    assert s.scores() == [-2 - 7 / 31, -2 - 6 / 31, -3 - 9 / 31]
+    for _ in range(3):
+        s.apply_json({"pass": True})
+    best = max(s.scores())
+    assert s.returns() == [1.0 if x == best else 0.0 for x in s.scores()]
+    s = state_of(position(tiles, [(1, (0, 0), 0)], [[2, 9], [3, 8], [4, 5, 6]]))  # 3+4 = 4+3: shared
+    assert s.scores()[0] == s.scores()[1] > s.scores()[2]
+
+
+@SETTINGS
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32 - 1))
+def test_turn_limit_winners_are_the_leaders_by_scores(players: int, seed: int) -> None:
+    s = load(players, clock=None, turn_limit=4).new_initial_state()
+    random_playout(s, random.Random(seed))
+    assert s.end_reason() in ("turn_limit", "last_tile", "perfect_fit", "blocked")
+    if s.end_reason() in ("turn_limit", "blocked"):
+        best = max(s.scores())
+        assert [r > 0 for r in s.returns()] == [x == best for x in s.scores()]
+
+
+def test_end_reason_is_empty_until_the_end() -> None:
+    s = clocked(arc=6)
+    assert s.end_reason() == ""
+    s.apply_json(place(0, (0, 0), 0))
+    assert s.end_reason() == "perfect_fit"
+
+
+@SETTINGS
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32 - 1))
+def test_counters_count_how_the_game_ended(players: int, seed: int) -> None:
+    s = load(players, clock=None).new_initial_state()
+    random_playout(s, random.Random(seed))
+    c = s.counters()
+    ended = {"last_tile": "last_tile_wins", "perfect_fit": "perfect_fit_wins", "blocked": "blocked_games",
+             "turn_limit": "turn_limit_games"}
+    assert {k: c[k] for k in ended.values()} == {v: int(k == s.end_reason()) for k, v in ended.items()}
+    kinds_ = {x.kind for x in ExagonGame.counters}
+    assert kinds_ <= {"share_per_game", "share_per_event", "mean_per_game", "ratio_per_event"}
+    assert all(x.of in (None, "turns") or x.of in c for x in ExagonGame.counters)
+
+
+def test_events_of_the_deal_are_public_and_never_name_the_tiles_set_aside() -> None:
+    # Deal: 18 fives tiles for 4 players: 4 each, 2 set aside unseen (count only); tiles dealt are
+    # public (hands are face up; see docs/rules/exagon.md).
+    game = load(4, clock=None, tiles=tiles_of("fives"))
+    s = game.new_initial_state()
+    rng = random.Random(5)
+    seen: list[Any] = []
+    k = 0
+    while s.is_chance_node():
+        t = sample_chance(s, rng)
+        events = s.apply_action(t)
+        assert all(e.to is None for e in events)
+        assert events[0].kind == "chance" and events[0].data == {"outcome": {"deal": game.ids[t]}, "seat": k % 4}
+        seen.extend(events)
+        k += 1
+    assert k == 16 and find(seen, "set_aside") == {"count": 2}
+    aside = set(s.to_json()["aside"])
+    assert len(aside) == 2
+    assert not any(e.data.get("tile") in aside for e in seen)
+    assert not any(e.data.get("outcome", {}).get("deal") in aside for e in seen)
+
+
+def test_events_of_the_table_tile_and_the_opening() -> None:
+    game = load(3, clock=None)
+    s = game.new_initial_state()
+    rng = random.Random(6)
+    events: list[Any] = []
+    while s.is_chance_node():
+        events = s.apply_action(sample_chance(s, rng))
+    # The 40th node puts the leftover on the table: no seat receives it.
+    table_tile = s.to_json()["table"][0]["tile"]
+    assert events[0].data == {"outcome": {"deal": table_tile}}
+    assert find(events, "table_tile") == {"tile": table_tile, "at": [0, 0], "rot": 0}
+    seat = s.current_player()
+    a = s.legal_actions()[0]
+    placement = s.action_to_json(a)
+    events = s.apply_action(a)
+    assert events[0].kind == "move" and dict(events[0].data) == {"seat": seat, "action": placement}
+    placed = find(events, "placed")
+    assert placed["seat"] == seat and placed["opening"] is True and placed["connections"] >= 1
+
+
+def test_events_of_a_turn_placements_bonuses_stop() -> None:
+    s = clocked(arc=3)
+    events = s.apply_json(place(0, (0, 0), 0, elapsed=15))
+    assert kinds(events) == ["move", "placed", "bonus_earned"]
+    assert dict(events[0].data) == {"seat": 0, "action": place(0, (0, 0), 0)}
+    assert find(events, "placed") == {"seat": 0, "tile": 0, "at": [0, 0], "rot": 0, "connections": 3,
+                                      "opening": False}
+    assert find(events, "bonus_earned") == {"seat": 0, "count": 1}
+    events = s.apply_json({"stop": True, "elapsed": 5})
+    assert kinds(events) == ["move", "stop", "bonuses_lost", "hourglass"]
+    assert find(events, "bonuses_lost") == {"seat": 0, "count": 1}
+    # "Time left when a turn ends is added to the next player's turn": 60 - 15 - 5 = 40.
+    assert find(events, "hourglass") == {"seat": 1, "carry": 40.0, "time_left": 100.0}
+
+
+def test_events_of_a_bonus_spent_a_tile_given_and_a_perfect_fit() -> None:
+    tiles = tiles_of("fives")
+    s = state_of(position(tiles, [(1, (1, 0), 1)], [[0, 9, 10], [11, 12]], placed=1, bonus=1))
+    assert find(s.apply_json(place(9, (1, -1), 2)), "bonus_spent") == {"seat": 0}
+    s = state_of(position(tiles, ring(2), [[0, 9, 10], [11], [12, 13]], placed=1, bonus=1))
+    events = s.apply_json({"give": {"tile": 9, "to": 1}})
+    assert kinds(events) == ["move", "given"]
+    assert find(events, "given") == {"seat": 0, "tile": 9, "to": 1, "bonus_spent": 1}
+    s = state_of(position(tiles, ring(6), [[0, 9, 10], [11, 12]]))
+    events = s.apply_json(place(0, (0, 0), 0))
+    assert kinds(events) == ["move", "placed", "perfect_fit", "end"]
+    assert find(events, "perfect_fit") == {"seat": 0, "tile": 0, "at": [0, 0]}
+    assert find(events, "end") == {"reason": "perfect_fit", "returns": [1.0, 0.0], "winners": [0]}
+
+
+def test_events_of_passes_and_a_blocked_end() -> None:
+    tiles = tiles_of("uniform")
+    s = state_of(position(tiles, [(1, (0, 0), 0)], [[2, 3], [4, 6], [7, 8, 9]]))
+    for seat in range(3):
+        events = s.apply_json({"pass": True})
+        assert find(events, "pass") == {"seat": seat, "in_a_row": seat + 1}
+    assert find(events, "end") == {"reason": "blocked", "returns": [0.0, 1.0, 0.0], "winners": [1]}
+
+
+def test_events_of_a_timeout() -> None:
+    # RULES.md: the timeout ends the turn, "pending bonuses are lost", it carries nothing, and "a
+    # turn ended by timeout with no tile placed counts as a pass".
+    s = clocked(arc=3)
+    s.apply_json(place(0, (0, 0), 0, elapsed=20))  # 3 connections: one bonus pending
+    events = s.apply_json({"timeout": True, "elapsed": 999})
+    assert kinds(events) == ["timeout", "hourglass"]
+    assert dict(events[0].data) == {"seat": 0, "action": {"timeout": True}, "bonuses_lost": 1,
+                                    "counts_as_pass": False}
+    assert find(events, "hourglass") == {"seat": 1, "carry": 0.0, "time_left": 60.0}
+    events = s.apply_json({"timeout": True})
+    assert dict(events[0].data)["counts_as_pass"] is True and s.to_json()["passes"] == 1
+
+
+def test_events_of_a_tournament() -> None:
+    # Tournament (seed): the winner gains 20, the others lose their star points plus 3 per Jolly;
+    # "Each game is dealt afresh"; over when someone has 50.
+    tiles = tiles_of("specials")
+    s = state_of(position(tiles, [(0, (0, 0), 0)], [[3], [1, 7], [6]], scores=[0, 10, 0]), tournament=True)
+    events = s.apply_json(place(3, (1, 0), 2))
+    assert kinds(events) == ["move", "placed", "tournament_game", "new_game"]
+    assert find(events, "tournament_game") == {"winners": [0], "reason": "last_tile", "change": [20, -13, -3],
+                                               "scores": [20, -3, -3]}
+    assert find(events, "new_game") == {"scores": [20, -3, -3]}
+    s = state_of(position(tiles, [(0, (0, 0), 0)], [[3], [1, 7], [6]], scores=[35, 10, 0]), tournament=True)
+    events = s.apply_json(place(3, (1, 0), 2))
+    assert kinds(events) == ["move", "placed", "tournament_game", "end"]
+    assert find(events, "end")["reason"] == "tournament" and s.end_reason() == "tournament"
+
+
+EVENT_KINDS = {"move", "chance", "timeout", "end", "set_aside", "table_tile", "placed", "bonus_earned",
+               "bonus_spent", "given", "perfect_fit", "pass", "stop", "bonuses_lost", "hourglass",
+               "tournament_game", "new_game"}
+
+
+@SETTINGS
+@given(players=st.integers(2, 5), clock=st.sampled_from([None, 30]), tournament=st.booleans(),
+       seed=st.integers(0, 2**32 - 1))
+def test_events_are_public_json_and_the_fast_path_agrees(players: int, clock: float | None, tournament: bool,
+                                                         seed: int) -> None:
+    game = load(players, clock=clock, tournament=tournament, tiles=tiles_of("fives") if players > 3 else None)
+    s = game.new_initial_state()
+    fast = s.clone()
+    rng = random.Random(seed)
+    while not s.is_terminal():
+        action, elapsed = _step(s, rng)
+        events = s.apply_action(action, elapsed=elapsed)
+        if elapsed is None:
+            fast.apply_unchecked(action)
+        else:  # the fast path has no clock: follow the checked state's time from JSON
+            fast = game.state_from_json(s.to_json())
+        assert fast.to_json() == s.to_json()
+        assert events[0].kind in ("move", "chance", "timeout")
+        for e in events:
+            assert e.kind in EVENT_KINDS and e.to is None
+            json.dumps(e.to_json())
+    assert events[-1].kind == "end" and events[-1].data["reason"] == s.end_reason()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"hands": [[0, 9, "10"], [11, 12]]}, r"^hands\[0\]\[2\]: expected a whole number, got '10'$"),
+        ({"table": [{"tile": 1, "at": [1, 0], "rot": 6}, {"tile": 2, "at": [0, -1], "rot": 2}]},
+         r"^table\[0\]\.rot: expected a whole number from 0 to 5, got 6$"),
+        ({"phase": "dinner"}, r"^phase: expected one of 'deal', 'opening', 'turn', 'over', got 'dinner'$"),
+        ({"time_left": "60"}, r"^time_left: expected a number or null, got '60'$"),
+        ({"result": {"winners": [0], "end": "boredom"}}, r"^result\.end: expected one of 'last_tile'"),
+        ({"players": 6}, r"^players: expected a whole number from 2 to 5, got 6$"),
+        ({"bonus": None}, r"^bonus: expected a whole number, got null$"),
+    ],
+)
+def test_position_shape_errors_name_the_key_path(change: dict[str, Any], message: str) -> None:
+    # Issue 11: the position's shape is declared (PositionShape) and read by the shared reader
+    # (ludoteca.core.shape), whose messages name the key path; the module keeps the rules' invariants.
+    pos = position(tiles_of("fives"), ring(2), [[0, 9, 10], [11, 12]])
+    pos.update(change)
+    with pytest.raises(ValueError, match=message):
+        load(2, clock=None).state_from_json(pos)
+    missing = {k: v for k, v in position(tiles_of("fives"), ring(2), [[0, 9, 10], [11, 12]]).items() if k != "bonus"}
+    with pytest.raises(ValueError, match=r"^position is missing the key 'bonus'$"):
+        load(2, clock=None).state_from_json(missing)

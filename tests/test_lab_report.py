@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ludoteca.cli import main
+from ludoteca.core.game import Counter
 from ludoteca.lab import stats
 from ludoteca.lab.metrics import summarise, summarise_variant
 from ludoteca.lab.plan import build_spec
@@ -85,31 +86,35 @@ def test_every_game_writes_a_sweep_report(tmp_path: Path) -> None:
 
 # --- intervals and tests of in-game events: the game is the unit ------------------------------------
 
-def _exactly_row(i: int, variant: str, turns: int, caps: int, rounds: int = 4) -> dict:
+CAPS = (Counter("rounds", "mean_per_game", "rounds completed"),
+        Counter("cap_blocks", "share_per_event", "turns in which the cap forbade a move", of="turns"))
+
+
+def _cap_row(i: int, variant: str, turns: int, caps: int, rounds: int = 4) -> dict:
     return {"variant": variant, "game": i, "first": 0, "returns": [1.0, 0.0], "winners": [0], "turns": turns,
             "rounds": rounds, "chance": turns, "limit": False, "detail": False, "agents": ["random", "random"],
-            "counters": {"rounds": rounds, "euros": rounds, "question_rounds": 1, "cap_blocks": caps}}
+            "counters": {"rounds": rounds, "cap_blocks": caps}}
 
 
 def test_cap_share_uses_games_as_the_unit() -> None:
     spec = build_spec("exactly", 2, ["random"], {}, ["turn_limit=default,500"], seed=0)
     base, other = spec.variants[0].key, spec.variants[1].key
     # baseline: 20 games of 100 turns, 10 of them with 40 capped turns, 10 with 5 (share 22.5%)
-    rows = [_exactly_row(i, base, 100, 40 if i % 2 else 5) for i in range(20)]
+    rows = [_cap_row(i, base, 100, 40 if i % 2 else 5) for i in range(20)]
     # variant: the same turns, 30 and 5 (share 17.5%)
-    rows += [_exactly_row(i, other, 100, 30 if i % 2 else 5) for i in range(20)]
-    summary = summarise(spec, rows, 20)
-    fig = next(f for f in summary["variants"][0]["figures"] if f["name"] == "turns limited by the 150-cent cap")
+    rows += [_cap_row(i, other, 100, 30 if i % 2 else 5) for i in range(20)]
+    summary = summarise(spec, rows, 20, counters=CAPS)
+    fig = next(f for f in summary["variants"][0]["figures"] if f["name"] == "cap blocks")
     # R = 450 / 2000 = 0.225; residuals +17.5 and -17.5: variance 20 * 306.25 / 2000^2 = 0.00153125;
     # effective events 0.225 * 0.775 / 0.00153125 = 113.88 (not 2000)
-    assert fig["value"] == pytest.approx(0.225)
+    assert fig["kind"] == "proportion" and fig["value"] == pytest.approx(0.225)
     assert fig["effective_n"] == pytest.approx(0.225 * 0.775 / 0.00153125)
     centre = (0.225 + 1.959964**2 / (2 * 113.877551)) / (1 + 1.959964**2 / 113.877551)
     assert sum(fig["ci"]) / 2 == pytest.approx(centre, abs=1e-5)
     assert fig["ci"][1] - fig["ci"][0] > 0.14  # events as independent draws: 0.037 wide
     # the sweep's test: z = (0.175 - 0.225) / sqrt(0.00153125 + 20 * 156.25 / 2000^2)
     (comp,) = summary["comparisons"]
-    row = next(r for r in comp["rows"] if r["measure"] == "turns limited by the 150-cent cap")
+    row = next(r for r in comp["rows"] if r["measure"] == "cap blocks")
     z = -0.05 / (0.00153125 + 20 * 156.25 / 2000**2) ** 0.5
     assert row["z"] == pytest.approx(z)
     assert row["p_value"] == pytest.approx(stats.normal_two_sided(z))
@@ -126,15 +131,12 @@ def test_per_game_means_get_an_interval_and_a_test() -> None:
             battles = [1, 2, 3, 4, 5][i] * (k + 1)  # 1..5, then 2..10
             rows.append({"variant": key, "game": i, "first": 0, "returns": [1.0, 0.0], "winners": [0],
                          "turns": 20, "rounds": 10, "chance": 20, "limit": False, "detail": False,
-                         "agents": ["random", "random"],
-                         "counters": {"battles": battles, "eliminations": 1, "squares_closed": 2,
-                                      "battles_k1": battles, "attacker_wins_k1": 0, "battles_k2": 0,
-                                      "attacker_wins_k2": 0, "battles_k3": 0, "attacker_wins_k3": 0}})
-    summary = summarise(spec, rows, 5)
-    fig = next(f for f in summary["variants"][0]["figures"] if f["name"] == "battles per game")
+                         "agents": ["random", "random"], "counters": {"battles": battles}})
+    summary = summarise(spec, rows, 5, counters=(Counter("battles", "mean_per_game", "attacks played"),))
+    fig = next(f for f in summary["variants"][0]["figures"] if f["name"] == "battles")
     # mean 3, se sqrt(0.5), t(0.975, 4) = 2.776445
     assert fig["ci"] == pytest.approx([3 - 1.963243, 3 + 1.963243], abs=1e-5)
-    row = next(r for r in summary["comparisons"][0]["rows"] if r["measure"] == "battles per game")
+    row = next(r for r in summary["comparisons"][0]["rows"] if r["measure"] == "battles")
     assert row["test"] == "Welch t" and row["z"] == pytest.approx(1.897367, abs=1e-6)
     assert row["p_value"] == pytest.approx(0.107531, abs=1e-5)
     duration = summary["variants"][0]["metrics"]["duration"]

@@ -337,3 +337,53 @@ def test_tri_teleport_move_parameter():
     while not state.is_terminal():
         state.apply_action(_chance(state, rng) if state.is_chance_node() else bot.step(state))
     assert sum(state.returns()) == pytest.approx(1.0)
+
+
+# --- the contract: one source of truth (issue 11) ------------------------------------------
+
+@pytest.mark.parametrize(("name", "players"), CASES)
+def test_information_type_is_the_game_declaration(name, players):
+    """IMPERFECT_INFORMATION exactly when the game declares hidden information, for every game and
+    player count; the information-state strings then hide the actions a seat did not see."""
+    game = pyspiel.load_game(f"ludoteca_{name}", {"players": players})
+    hidden = game.ludoteca_game.has_hidden_information()
+    info = pyspiel.GameType.Information
+    assert game.get_type().information == (info.IMPERFECT_INFORMATION if hidden else info.PERFECT_INFORMATION)
+    assert los.GAME_TYPES[name].information == (
+        info.IMPERFECT_INFORMATION if type(game.ludoteca_game).hidden_information else info.PERFECT_INFORMATION)
+    state = _random_game(game, players, lambda s: len(s.history()) >= 60)
+    if not hidden:  # every seat reads the same history
+        assert len({state.information_state_string(p) for p in range(players)}) == 1
+
+
+def test_information_type_follows_a_game_with_options_that_hide(monkeypatch):
+    """A game whose secrecy depends on its options (``has_hidden_information``) gets the type of
+    its options, not of its name."""
+    native = ludoteca.game_class("tohm")
+    monkeypatch.setattr(native, "has_hidden_information", lambda self: self.options["turn_limit"] == 77)
+    info = pyspiel.GameType.Information
+    assert los.load("tohm", players=2, turn_limit=77).get_type().information == info.IMPERFECT_INFORMATION
+    assert los.load("tohm", players=2, turn_limit=78).get_type().information == info.PERFECT_INFORMATION
+
+
+@pytest.mark.parametrize("name", ludoteca.GAMES)
+def test_parameters_are_derived_from_the_declared_options(name):
+    """Every declared option is a parameter (but the unoffered ones), with its ludoteca default,
+    or a sentinel of its type when the default depends on other options or is a list or null;
+    a clock defaults to 0.0 (no clock)."""
+    cls = ludoteca.game_class(name)
+    spec = los.parameters(cls)
+    assert spec["players"] == cls.min_players
+    game = los.load(name)
+    for option in cls.OPTIONS:
+        if option.name not in spec:
+            assert option.name == "tournament"  # EXAGON's mode without a bound on its length
+            continue
+        value = spec[option.name]
+        if option.name == cls.clock_option:
+            assert value == 0.0 and game.ludoteca_game.options[option.name] is None
+        elif callable(option.default) or not isinstance(option.default, (bool, int, float, str)):
+            assert value in (0, 0.0, "")
+        else:
+            assert value == option.default and game.ludoteca_game.options[option.name] == option.default
+    assert game.get_parameters() == spec

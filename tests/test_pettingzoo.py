@@ -234,3 +234,41 @@ def test_tri_teleport_move_option():
         warnings.simplefilter("always")
         api_test(lpz.env("tri", players=3, size=3, teleport="move", turn_limit=40), num_cycles=100)
     assert not {str(w.message) for w in caught} - set(EXPECTED_WARNINGS)
+
+
+# --- the contract: one source of truth (issue 11) ------------------------------------------
+
+@pytest.mark.parametrize(("name", "players"), CASES)
+def test_private_observations_exactly_when_the_game_hides_something(name, players):
+    """Observations are computed per seat exactly when the game declares hidden information;
+    otherwise every agent shares the one public position."""
+    env = lpz.raw_env(name, players=players)
+    hidden = env.game.has_hidden_information()
+    assert env.private == hidden
+    env.reset(seed=players)
+    positions = [env.infos[a]["position"] for a in env.possible_agents]
+    if hidden:
+        assert all(positions[0] is not p for p in positions[1:])
+    else:
+        assert all(positions[0] is p for p in positions[1:])
+
+
+def test_rgb_rendering_comes_from_the_game_package():
+    for name in ludoteca.GAMES:
+        drawing = ludoteca.game_class(name).part("drawing")
+        modes = lpz.raw_env(name).metadata["render_modes"]
+        assert ("rgb_array" in modes) == (drawing is not None)
+
+
+def test_a_game_without_an_encoding_module_has_no_tensor():
+    """The encoder is found in the game's package; a game class elsewhere (here, in tests/)
+    gets a clear error instead of another game's tensor."""
+    from ludoteca.games.tohm import TohmGame
+    from ludoteca.interop.encoding import make_encoder
+
+    class Bare(TohmGame):
+        pass
+
+    assert make_encoder(TohmGame(players=2)).size > 0
+    with pytest.raises(ValueError, match="no observation encoder"):
+        make_encoder(Bare(players=2))

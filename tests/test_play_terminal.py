@@ -304,3 +304,150 @@ def test_undo_makes_the_secrets_of_the_undone_battle_secret_again() -> None:
     assert revealed == [k + 2] and session.log[k + 4].kind == "card" and not session.is_secret(k + 4)
     assert session.undo()
     assert [e.text for e in session.log] == before and session.is_secret(k + 2)
+
+
+# --- boards and texts come from each game's package; the log from events ----------------------
+
+def _playout(name: str, seed: int, steps: int = 400, **options: object) -> list[tuple[object, list]]:
+    """(state before, events) for the first ``steps`` actions of a seeded random game."""
+    import random
+
+    from ludoteca.core.chance import random_action
+    from ludoteca.registry import load_game
+
+    rng = random.Random(seed)
+    state = load_game(name, players=2, **options).new_initial_state()
+    out = []
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        before = state.clone()
+        out.append((before, state.apply_action(random_action(state, rng))))
+    return out
+
+
+@pytest.mark.parametrize("name", ["exactly", "tri", "tohm", "exagon"])
+def test_every_game_draws_its_own_board_found_beside_its_engine(name: str) -> None:
+    from rich.console import Console
+
+    from ludoteca.play.boards import board, board_module
+    from ludoteca.registry import load_game
+
+    game = load_game(name, players=2)
+    module = board_module(game)
+    assert module is not None and module.__name__ == f"ludoteca.games.{name}.board"
+    for state, _ in _playout(name, seed=7, steps=60)[::15]:
+        for viewer in (0, 1, None):
+            console = Console(record=True, width=140, color_system=None)
+            console.print(board(state, viewer))
+            text = console.export_text()
+            assert "turn" in text and "Traceback" not in text and "None" not in text.split("phase")[0]
+
+
+def test_a_game_without_a_board_module_is_shown_as_its_render_text() -> None:
+    from rich.console import Console
+
+    from ludoteca.games.tohm import TohmGame
+    from ludoteca.play.boards import board, board_module
+
+    class Homemade(TohmGame):  # defined outside a game package: no board module beside it
+        pass
+
+    game = Homemade(players=2)
+    assert board_module(game) is None
+    console = Console(record=True, width=140, color_system=None)
+    state = game.new_initial_state()
+    console.print(board(state, 0))
+    assert console.export_text().strip() == state.render().strip()
+
+
+@pytest.mark.parametrize("name", ["exactly", "tri", "tohm", "exagon"])
+def test_each_games_texts_name_only_fields_its_events_carry(name: str) -> None:
+    # A text naming a field the engine does not emit would fall back to the generic wording.
+    from ludoteca.play.boards import board_module
+    from ludoteca.play.texts import _format
+    from ludoteca.registry import load_game
+
+    texts = board_module(load_game(name, players=2)).TEXTS
+    seen: set[str] = set()
+    options = {"clock": 60} if name == "exagon" else {}
+    for seed in range(6):
+        for _, events in _playout(name, seed, steps=3000, **options):
+            for event in events:
+                template = texts.get(event.kind)
+                if template:
+                    assert _format(template, event.view(None, everything=True)) is not None, (event, template)
+                    seen.add(event.kind)
+                if event.secret and texts.get(f"{event.kind} (secret)"):
+                    assert _format(texts[f"{event.kind} (secret)"], event.view(None)) is not None
+    assert seen, f"no event of {name} has a text of its own"
+
+
+def test_event_texts_generic_per_game_hidden_and_redacted() -> None:
+    from ludoteca.core.events import event
+    from ludoteca.play.texts import event_text, secret_label
+
+    texts = {"euro": "a euro for player(s) {seats}", "placed": "", "chance (secret)": "roll (secret)"}
+    assert event_text(event("euro", seats=[0, 2], mover=1).view(None), texts) == "a euro for player(s) 0,2"
+    assert event_text(event("placed", seat=1, cell=[0, 1]).view(None), texts) is None  # restates the move
+    assert event_text(event("comet", seat=1, cells=[[0, 1]]).view(None), texts) == "comet: seat 1, cells [[0,1]]"
+    assert event_text(event("euro", mover=1).view(None), texts) == "euro: mover 1"  # field missing: plain words
+    assert event_text(event("timeout", seat=3).view(None)) == "player 3's time ran out"
+    secret = event("chance", to=frozenset({0}), public={"seat": 0}, outcome={"roll": 4}, seat=0)
+    assert secret_label(secret.view(1), texts) == "roll (secret)"
+    assert secret_label(secret.view(1), {}) == "secret chance"
+    assert event_text(secret.view(1), {}) == "chance (secret)"
+    assert event_text(secret.view(0), texts) != "roll (secret)"
+
+
+def test_the_log_keeps_each_actions_events_and_reveals_at_the_battle() -> None:
+    from ludoteca.play.session import Session
+    from ludoteca.registry import load_game
+
+    battles = 0
+    for seed in range(6):
+        session = Session(load_game("tri", players=2), ["human", "human"], seed=seed)
+        while not session.state.is_terminal() and len(session.log) < 2000:
+            s = session.state
+            if s.is_chance_node():
+                revealed = session.step_automatic()[1]
+            else:
+                legal = s.legal_actions()
+                attacks = [a for a in legal if "attack" in s.action_to_json(a)]
+                revealed = session.apply(attacks[0] if attacks else legal[0])
+            entry = session.log[-1]
+            assert entry.events and entry.events[0].kind in ("move", "chance")
+            if any(e.kind == "battle" for e in entry.events):
+                battles += 1
+                # RULES.md TRI: each battle roll is hidden from the other seat (so at a shared
+                # screen both are secret) until both cards are down, and the attacker's card
+                # too; the battle's reveal shows all three. The defender's card is never secret.
+                kinds = [session.log[i].kind for i in revealed]
+                assert kinds == ["roll", "roll", "card"] and not session.secret
+            elif not session.state.is_terminal():
+                assert revealed == []
+    assert battles >= 3
+
+
+def test_the_hourglass_takes_the_seconds_through_apply_action_and_the_record_keeps_them() -> None:
+    from ludoteca.core.records import Record
+    from ludoteca.play.session import Session
+    from ludoteca.registry import load_game
+
+    session = Session(load_game("exagon", players=2, clock=30), ["human", "human"], seed=2)
+    while session.state.time_left() is None:  # the deal and the opening run without a clock
+        s = session.state
+        session.step_automatic() if s.is_chance_node() else session.apply(s.legal_actions()[0])
+    s = session.state
+    assert s.time_left() == 30  # RULES.md EXAGON: the first turn starts with time_left = clock
+    place = next(a for a in s.legal_actions() if "place" in s.action_to_json(a))
+    mover = s.current_player()
+    session.apply(place, elapsed=4.5)
+    assert session.record.actions[-1]["elapsed"] == 4.5
+    assert "elapsed" not in s.action_to_json(place)
+    after = session.state
+    # RULES.md EXAGON: the seconds spent leave the hourglass; a next turn starts with clock + carry
+    same_turn = after.current_player() == mover
+    assert after.time_left() == pytest.approx(25.5 if same_turn else 30 + 25.5)
+    again = Session.from_record(Record.from_json(session.record.to_json()), None, None)
+    assert again.state.to_json() == session.state.to_json()

@@ -569,7 +569,7 @@ def _start(players: int = 2) -> dict:
         ({"trophies_left": 11}, "trophies_left"),
         ({"trophies": [5, 5], "trophies_left": 0}, "must be over"),
         ({"to_move": 2}, "to_move"),
-        ({"phase": "move"}, "phase must be one of"),
+        ({"phase": "move"}, "phase: expected one of .roll., .act., .over."),
         ({"phase": "act"}, "roll"),
         ({"phase": "act", "roll": 7}, "roll"),
         ({"roll": 3}, "null during phase roll"),
@@ -730,3 +730,171 @@ def test_actions_are_plain_ints() -> None:
     state.apply_action(Index(4))  # e.g. a numpy integer
     assert state.to_json()["roll"] == 4 and type(state.to_json()["roll"]) is int
     assert state.action_to_json(Index(8)) == {"place": [0, 1]}  # player actions start at 7
+
+
+# --- events (core/events.py; the kinds are listed in the module docstring) ------------------
+
+def events(state: TohmState, action: dict) -> list[dict]:
+    """The events of one action, as JSON (every TOHM event is public)."""
+    out = state.apply_action(state.action_from_json(action))
+    assert all(e.to is None for e in out)
+    return [e.to_json() for e in out]
+
+
+def test_event_of_a_roll_says_whose_and_the_face() -> None:
+    state = load(3).new_initial_state()
+    assert events(state, {"roll": 4}) == [{"kind": "chance", "outcome": {"roll": 4}, "seat": 0, "face": 4}]
+
+
+def test_events_of_a_tris_return_the_tokens_and_give_a_trophy() -> None:
+    # "Tris": three in a row through the cell just filled; the tokens go back to their owner, who
+    # gains one trophy.
+    state = position(load(2), ["00.", "1..", "..."], roll=5)  # (0,2) carries a 5
+    assert events(state, {"place": [0, 2]}) == [
+        {"kind": "move", "seat": 0, "action": {"place": [0, 2]}},
+        {"kind": "placed", "seat": 0, "cell": [0, 2]},
+        {"kind": "tris", "owner": 0, "by": 0, "line": "row", "cells": [[0, 0], [0, 1], [0, 2]], "trophy": True,
+         "trophies_left": 9},
+    ]
+    assert state.to_json()["supply"] == [5, 4]
+
+
+def test_events_of_a_row_and_a_column_through_one_cell_are_two_tris() -> None:
+    # "a row and a column through the same cell score two" (default).
+    state = position(load(2), [".00", "0..", "0.."], roll=3)  # (0,0) carries a 3
+    assert events(state, {"place": [0, 0]})[2:] == [
+        {"kind": "tris", "owner": 0, "by": 0, "line": "row", "cells": [[0, 0], [0, 1], [0, 2]], "trophy": True,
+         "trophies_left": 9},
+        {"kind": "tris", "owner": 0, "by": 0, "line": "column", "cells": [[0, 0], [1, 0], [2, 0]], "trophy": True,
+         "trophies_left": 8},
+    ]
+    assert state.to_json()["trophies"] == [2, 0]
+
+
+def test_events_when_the_last_trophy_is_given_and_none_is_left_for_the_second_tris() -> None:
+    # "No trophy beyond the ten is given"; "when all ten trophies are given, most trophies wins".
+    state = position(load(2), [".00", "0..", "0.."], roll=3, trophies=[5, 4])
+    assert events(state, {"place": [0, 0]})[2:] == [
+        {"kind": "tris", "owner": 0, "by": 0, "line": "row", "cells": [[0, 0], [0, 1], [0, 2]], "trophy": True,
+         "trophies_left": 0},
+        {"kind": "tris", "owner": 0, "by": 0, "line": "column", "cells": [[0, 0], [1, 0], [2, 0]], "trophy": False,
+         "trophies_left": 0},
+        {"kind": "end", "reason": "all_trophies_given", "returns": [1.0, 0.0], "winners": [0]},
+    ]
+    assert state.end_reason() == "all_trophies_given" and state.scores() == [6.0, 4.0]
+
+
+def test_events_of_moving_someone_elses_token_into_a_tris() -> None:
+    # "the owner, not necessarily the mover" gains the trophy.
+    state = position(load(2), ["11.", "0..", "..1"], roll=2)
+    assert events(state, {"move": [[2, 2], [0, 2]]})[1:] == [
+        {"kind": "moved", "seat": 0, "from": [2, 2], "to": [0, 2], "owner": 1},
+        {"kind": "tris", "owner": 1, "by": 0, "line": "row", "cells": [[0, 0], [0, 1], [0, 2]], "trophy": True,
+         "trophies_left": 9},
+    ]
+    assert state.to_json()["trophies"] == [0, 1]
+    assert state.counters()["tris_for_others"] == 1 and state.counters()["tris"] == 1
+
+
+def test_events_of_a_remove_and_of_a_pass() -> None:
+    state = position(load(2), ["01.", "...", "..."], roll=1)
+    assert events(state, {"remove": [0, 1]})[1:] == [{"kind": "removed", "seat": 0, "cell": [0, 1], "owner": 1}]
+    state = position(load(2), ["...", "...", "..."], roll=2)  # "2: nothing if the board is empty"
+    assert events(state, {"pass": True})[1:] == [{"kind": "pass", "seat": 0}]
+
+
+def test_event_of_the_end_by_turn_limit() -> None:
+    state = position(load(2, turn_limit=5), ["...", "...", "..."], to_move=1, roll=1, turn=4, trophies=[1, 2])
+    assert events(state, {"pass": True})[2:] == [
+        {"kind": "end", "reason": "turn_limit", "returns": [0.0, 1.0], "winners": [1]},
+    ]
+    assert state.end_reason() == "turn_limit"
+    assert load(2).new_initial_state().end_reason() == ""
+
+
+def test_scores_are_trophies() -> None:
+    # "Score for turn_limit: trophies."
+    assert position(load(3), ["....", "....", "...."], trophies=[1, 3, 0]).scores() == [1.0, 3.0, 0.0]
+    assert TohmGame.score_name == "trophies"
+
+
+def test_counters_are_the_declared_ones() -> None:
+    declared = {c.name for c in TohmGame.counters}
+    assert set(load(2).new_initial_state().counters()) == declared == {
+        "tris", "tris_for_others", "trophies_given", "removes", "moves", "places", "passes"}
+    for c in TohmGame.counters:
+        assert c.kind in ("share_per_game", "share_per_event", "ratio_per_event", "mean_per_game")
+        assert c.of is None or c.of == "turns" or c.of in declared
+
+
+@pytest.mark.parametrize("players", range(2, 6))
+def test_events_tell_the_whole_game_and_the_fast_path_plays_it_alike(players: int) -> None:
+    """Random games: apply_unchecked (no events) plays the same positions and counters as
+    apply_action, and the events agree with the positions (rolls, tokens, trophies)."""
+    rng = random.Random(players)
+    game = load(players)
+    checked = game.new_initial_state()
+    fast = checked.clone()
+    kinds: set[str] = set()
+    trophies = [0] * players
+    while not checked.is_terminal():
+        before = checked.to_json()
+        action = sample_chance(checked, rng) if checked.is_chance_node() else rng.choice(checked.legal_actions())
+        out = [e.to_json() for e in checked.apply_action(action)]
+        after = checked.to_json()
+        kinds |= {e["kind"] for e in out}
+        if out[0]["kind"] == "chance":
+            assert out[0]["seat"] == before["to_move"] and out[0]["face"] == after["roll"]
+        for e in out:
+            if e["kind"] == "tris":
+                trophies[e["owner"]] += e["trophy"]
+                assert e["by"] == before["to_move"] and len(e["cells"]) >= 3
+                assert all(after["board"][r][c] is None for r, c in e["cells"])  # back to the owner
+            elif e["kind"] in ("placed", "removed", "moved", "pass"):
+                assert e["seat"] == before["to_move"]
+        assert trophies == after["trophies"]
+        fast.apply_unchecked(action)
+        assert fast.to_json() == after
+        assert fast.counters() == checked.counters()
+    assert out[-1]["kind"] == "end" and out[-1]["reason"] == checked.end_reason() != ""
+    assert {"chance", "move", "placed", "tris", "end"} <= kinds
+
+
+# --- positions: what the shared shape reader says ------------------------------------------
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"board": [[None, None, None], [None, "0", None], [None] * 3]},
+         "board[1][1]: expected a whole number or null, got '0'"),
+        ({"supply": [5, True]}, "supply[1]: expected a whole number, got true"),
+        ({"layout": "3x3"}, "layout: expected a list, got '3x3'"),
+        ({"roll": "4"}, "roll: expected a whole number or null, got '4'"),
+        ({"phase": "ACT"}, "phase: expected one of 'roll', 'act', 'over', got 'ACT'"),
+        ({"game": "exactly"}, "game: expected 'tohm', got 'exactly'"),
+    ],
+)
+def test_malformed_positions_exact_messages(change: dict, message: str) -> None:
+    data = _start(2)
+    data.update(change)
+    with pytest.raises(ValueError) as info:
+        load(2).state_from_json(data)
+    assert str(info.value) == message
+
+
+def test_a_position_must_be_an_object_and_may_carry_extra_keys() -> None:
+    with pytest.raises(ValueError, match="position must be a JSON object, not a list"):
+        load(2).state_from_json([])  # type: ignore[arg-type]
+    # RULES.md: "implementations may add keys"
+    assert load(2).state_from_json({**_start(2), "note": "hi"}).to_json() == _start(2)
+
+
+def test_heuristic_looks_ahead_on_copies_and_leaves_the_state_alone() -> None:
+    # The heuristic (games/tohm/heuristic.py) plays its candidates on fast copies of the state.
+    from ludoteca.games.tohm import heuristic
+
+    state = position(load(2), ["00.", "1..", "..."], roll=5)
+    before = state.to_json()
+    action = heuristic.choose(state, random.Random(0))
+    assert state.to_json() == before
+    assert state.action_to_json(action) == {"place": [0, 2]}  # completes the tris

@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ludoteca import CHANCE, TERMINAL, IllegalActionError, Record, load_game
+from ludoteca.core import events as ev
 from ludoteca.core.chance import sample_chance
-from ludoteca.games.tri import TriGame, TriState
+from ludoteca.core.game import Counter
+from ludoteca.games.tri import Battle, TriGame, TriState
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -1031,7 +1033,7 @@ def test_random_teleport_move_games_conserve_units():
 def test_heuristic_bulk_teleport_scoring_agrees_with_scoring_each_action(teleport):
     # the MCTS rollout policy and move ranking score teleports in bulk (one score per target and
     # per square side); they must pick exactly what scoring every legal action one by one picks
-    from ludoteca.agents.heuristics import tri as h
+    from ludoteca.games.tri import heuristic as h
 
     rng = random.Random(7)
     checked = 0
@@ -1049,3 +1051,293 @@ def test_heuristic_bulk_teleport_scoring_agrees_with_scoring_each_action(telepor
                 checked += any(game.TELEPORT <= a < game.CARD for a in legal)
             state.apply_action(random_step(state, rng))
     assert checked > 20
+
+
+# --- issue 11: events, the typed battle, worlds, labels, scores, counters ----------------------
+
+
+def act(state, text):
+    """Play one action from its text; its events as ``to_json()`` dicts."""
+    return [e.to_json() for e in state.apply_action(state.action_from_string(text))]
+
+
+def act_events(state, text):
+    return state.apply_action(state.action_from_string(text))
+
+
+def test_battle_events_per_seat_defender_never_sees_the_attackers_secrets():
+    # Cards (RULES): "only the card chosen for the battle in progress is secret"; Battles 2: each
+    # picks knowing only their own roll, the attacker's card hidden from the defender; 3: both
+    # are revealed. Three players: seat 2 is a bystander.
+    state = load(position(players=3, owner={"1,1,E": 0, "1,2,N": 0, "1,2,W": 1, "3,3,S": 2}))
+    out = act(state, "atk 1,2,W")
+    assert out == [{"kind": "move", "seat": 0, "action": {"attack": [1, 2, "W"]}},
+                   {"kind": "attack", "attacker": 0, "defender": 1, "target": [1, 2, "W"], "dice": 2}]
+    (roll,) = act_events(state, "roll 5")
+    assert roll.kind == "chance" and roll.to == frozenset({0})
+    assert roll.view(0) == {"kind": "chance", "outcome": {"roll": 5}, "seat": 0}
+    for viewer in (1, 2, None):  # "player 0 rolled", no face
+        assert roll.view(viewer) == {"kind": "chance", "seat": 0, "secret": True}
+    (droll,) = act_events(state, "roll 2")
+    assert droll.to == frozenset({1}) and droll.view(1)["outcome"] == {"roll": 2}
+    assert droll.view(0) == {"kind": "chance", "seat": 1, "secret": True}
+    (card,) = act_events(state, "card 0")
+    assert card.kind == "move" and card.to == frozenset({0})
+    assert card.view(0) == {"kind": "move", "seat": 0, "action": {"card": 0}}
+    for viewer in (1, 2, None):  # "player 0 chose a card"
+        assert card.view(viewer) == {"kind": "move", "seat": 0, "secret": True}
+    events = act_events(state, "card 4")  # 5 + 0 = 5 against 2 + 4 = 6: the defender holds
+    assert [e.kind for e in events] == ["move", "battle"]
+    assert all(not e.secret for e in events)  # the defender's card completes the battle: public
+    assert events[1].view(2) == {
+        "kind": "battle", "attacker": 0, "defender": 1, "target": [1, 2, "W"], "dice": 2,
+        "attacker_roll": 5, "defender_roll": 2, "attacker_card": 0, "defender_card": 4,
+        "attacker_total": 5, "defender_total": 6, "winner": 1, "attacker_won": False, "tie": False,
+        "tie_rule": None}
+    assert act(state, "void 1,2,N") == [
+        {"kind": "move", "seat": 1, "action": {"void": [1, 2, "N"]}},
+        {"kind": "void", "seat": 1, "owner": 0, "triangle": [1, 2, "N"]}]
+
+
+@pytest.mark.parametrize(("ties", "winner"), [("defender", 1), ("attacker", 0)])
+def test_battle_event_tie_rule_and_target_taken(ties, winner):
+    # Battles 3: "Attacker's total strictly greater" wins; ties by the option ties (default defender).
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1, "1,2,N": 1}), ties=ties)
+    play(state, "atk 1,2,W", "roll 3", "roll 5", "card 4")
+    events = act(state, "card 2")  # 3 + 4 = 5 + 2
+    battle = events[1]
+    assert (battle["attacker_total"], battle["defender_total"]) == (7, 7)
+    assert battle["tie"] is True and battle["tie_rule"] == ties and battle["winner"] == winner
+    if winner == 0:
+        assert events[2] == {"kind": "taken", "seat": 0, "from": 1, "triangle": [1, 2, "W"]}
+    else:
+        assert len(events) == 2 and state.to_json()["battle"]["step"] == "void"
+
+
+def test_event_secrecy_agrees_with_observation_and_action_label():
+    # An event hidden from a seat is exactly one whose content that seat's observation hides (the
+    # value shows up as null in battle["hidden"] after the action), and action_label agrees.
+    keys = {(ev.CHANCE, 0): "attacker_roll", (ev.CHANCE, 1): "defender_roll", (ev.MOVE, 0): "attacker_card"}
+    for players, seed in ((2, 1), (3, 2), (4, 3)):
+        game = load_game("tri", players=players)
+        state = game.new_initial_state()
+        rng = random.Random(seed)
+        hidden_events = 0
+        while not state.is_terminal():
+            action = random_step(state, rng)
+            labels = {seat: state.action_label(action, seat) for seat in range(players)}
+            battle = state.battle
+            events = state.apply_action(action)
+            first = events[0]
+            for seat in range(players):
+                assert (labels[seat] is None) == (not first.visible_to(seat))
+            for e in events[1:]:
+                assert not e.secret
+            if not first.secret:
+                continue
+            hidden_events += 1
+            role = 0 if first.data["seat"] == battle.attacker else 1
+            key = keys[first.kind, role]
+            for seat in range(players):
+                obs = state.observation(seat)["battle"]
+                assert (key in obs.get("hidden", [])) == (seat not in first.to)
+        assert hidden_events > 0
+
+
+def test_teleport_square_closed_and_expand_events():
+    owner = {**square(1, 1, 0), "3,3,N": 1}
+    state = load(position(owner=owner))
+    events = act(state, "tp 1,1>2,2,N")
+    assert events[1] == {"kind": "teleport", "seat": 0, "square": [1, 1], "from": None, "to": [2, 2, "N"]}
+    state = move_state(owner=owner)
+    events = act(state, "tp 1,1,E>2,2,N")
+    assert events[1] == {"kind": "teleport", "seat": 0, "square": [1, 1], "from": [1, 1, "E"], "to": [2, 2, "N"]}
+    state = load(position(owner={"1,1,N": 0, "1,1,E": 0, "1,1,S": 0, "3,3,N": 1}))
+    assert act(state, "exp 1,1,W")[1:] == [{"kind": "expand", "seat": 0, "triangle": [1, 1, "W"]},
+                                           {"kind": "square_closed", "seat": 0, "square": [1, 1]}]
+    state = load_game("tri", players=2).new_initial_state()
+    assert act(state, "place 0,0,N")[1] == {"kind": "place", "seat": 0, "triangle": [0, 0, "N"]}
+
+
+def test_income_events():
+    # Card income: the chance action carries the die face; 1-3 -> +2, 4-5 -> +3, 6 -> +4.
+    game = load_game("tri", players=3)
+    state = game.state_from_json(position(players=3, size=5, owner={"0,0,N": 0, "2,2,N": 2},
+                                          alive=[True, False, True], round=3, phase="income_roll"))
+    assert act(state, "income 5") == [{"kind": "chance", "outcome": {"income": 5}},
+                                      {"kind": "income", "face": 5, "cards": [3], "seats": [0, 2]}]
+
+
+@pytest.mark.parametrize(("seats", "hands", "why"), [
+    ([2] * 3 + [1] * 5 + [0] * 7 + [None], None, "fewest_units"),
+    ([2] * 4 + [1] * 4 + [0] * 7 + [None], [[0], [4], [2, 3]], "fewest_cards"),
+])
+def test_elimination_events_on_a_full_board(seats, hands, why):
+    state = load(position(players=3, size=2, owner=fill_all(2, seats), hands=hands))
+    events = act(state, "exp 1,1,W")
+    out = 2 if why == "fewest_units" else 1
+    units = 3 if why == "fewest_units" else 4
+    assert events[-2:] == [  # after the expansion (which closes square 1,1 here)
+        {"kind": "eliminated", "seat": out, "why": why, "units": units},
+        {"kind": "elimination_income", "eliminations": 1, "cards": [2, 3], "seats": [s for s in (0, 1, 2) if s != out]}]
+
+
+def test_tiebreak_and_no_unit_elimination_events():
+    seats = [2] * 4 + [1] * 4 + [0] * 7 + [None]
+    state = load(position(players=3, size=2, owner=fill_all(2, seats), hands=[[0], [2, 3], [0, 2, 3]]))
+    assert act(state, "exp 1,1,W")[-1] == {"kind": "tiebreak", "seats": [1, 2]}
+    assert act(state, "out 1") == [
+        {"kind": "chance", "outcome": {"out": 1}},
+        {"kind": "eliminated", "seat": 1, "why": "tiebreak", "units": 4},
+        {"kind": "elimination_income", "eliminations": 1, "cards": [2, 3], "seats": [0, 2]}]
+    # a player with no unit left after the first round is out; two players: the game ends
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1, "2,2,N": 1}))
+    play(state, "atk 1,2,W", "roll 1", "roll 6", "card 0", "card 0")
+    events = act(state, "void 1,1,E")
+    assert events[2] == {"kind": "eliminated", "seat": 0, "why": "no_unit", "units": 0}
+    assert events[-1] == {"kind": "end", "reason": "last_player", "returns": [0.0, 1.0], "winners": [1]}
+    assert state.end_reason() == "last_player"
+
+
+def test_end_reasons_and_scores():
+    # End: "no triangle is empty and only two players remain" / "one player remains"; turn_limit;
+    # "Score for turn_limit: units owned".
+    seats = [1] * 7 + [0] * 8 + [None]
+    state = load(position(size=2, owner=fill_all(2, seats)))
+    assert state.end_reason() == "" and state.scores() == [8.0, 7.0]
+    assert act(state, "exp 1,1,W")[-1]["reason"] == "board_full"
+    assert state.scores() == [9.0, 7.0] and state.end_reason() == "board_full"
+    state = load_game("tri", players=3, turn_limit=2).new_initial_state()
+    play(state, "place 0,0,N")
+    assert act(state, "place 2,2,N")[-1] == {"kind": "end", "reason": "turn_limit", "returns": [0.5, 0.5, 0.0],
+                                             "winners": [0, 1]}
+    assert state.scores() == [1.0, 1.0, 0.0]
+    assert TriGame.score_name == "units"
+
+
+def test_battle_is_a_typed_value():
+    state = load(position(owner={"1,1,E": 0, "1,2,N": 0, "1,2,W": 1}))
+    assert state.battle is None
+    play(state, "atk 1,2,W", "roll 4")
+    assert state.battle == Battle(attacker=0, defender=1, target=state.game.tri_index["1,2,W"], dice=2,
+                                  step=1, attacker_roll=4)
+    twin = state.clone()
+    play(twin, "roll 2")
+    assert state.battle.defender_roll is None and twin.battle.defender_roll == 2  # clones share nothing
+    with pytest.raises(ValueError, match="both cards"):
+        twin.battle.totals()
+    play(twin, "card 2", "card 0")  # 4 + 2 > 2 + 0
+    assert twin.battle is None
+    read = load_game("tri", players=2).state_from_json(state.to_json())
+    assert read.battle == state.battle
+
+
+def _worlds_from_observation(state, seat):
+    """The information sets as agents/ismcts.py built them before issue 11 (from the observation
+    through state_from_json): the reference the game's worlds() must reproduce."""
+    import itertools
+
+    obs = state.observation(seat)
+    battle = obs.get("battle")
+    if not battle:
+        return None
+
+    def probs(dice):
+        k = max(1, dice)
+        return [(v, (v**k - (v - 1) ** k) / 6**k) for v in range(1, 7)]
+
+    hidden = []
+    order = ("attacker_roll", "defender_roll", "attacker_card", "defender_card", "void")
+    pos = order.index(battle["step"])
+    if pos > 0 and battle["attacker_roll"] is None and seat != battle["attacker"]:
+        hidden.append(("attacker_roll", probs(battle["dice"])))
+    if pos > 1 and battle["defender_roll"] is None and seat != battle["defender"]:
+        hidden.append(("defender_roll", probs(1)))
+    if pos > 2 and battle["attacker_card"] is None and seat != battle["attacker"]:
+        hand = sorted(set(obs["hands"][battle["attacker"]])) or [0]
+        hidden.append(("attacker_card", [(c, 1 / len(hand)) for c in hand]))
+    if not hidden:
+        return None
+    states, weights = [], []
+    for combo in itertools.product(*(values for _, values in hidden)):
+        b = {k: v for k, v in battle.items() if k != "hidden"}
+        w = 1.0
+        for (key, _), (value, p) in zip(hidden, combo, strict=True):
+            b[key] = value
+            w *= p
+        if w > 0:
+            states.append(state.game.state_from_json({**obs, "battle": b}))
+            weights.append(w)
+    return states, weights
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_worlds_reproduce_the_observation_based_information_sets(players):
+    game = load_game("tri", players=players)
+    state = game.new_initial_state()
+    rng = random.Random(players)
+    checked = 0
+    while not state.is_terminal() and checked < 60:
+        if state.battle is not None:
+            for seat in range(players):
+                want = _worlds_from_observation(state, seat)
+                got = state.worlds(seat)
+                if want is None:
+                    assert got is None
+                    continue
+                checked += 1
+                assert got[1] == want[1]  # the same weights, bit for bit, in the same order
+                assert [w.to_json() for w in got[0]] == [w.to_json() for w in want[0]]
+                for w in got[0]:
+                    assert w.observation(seat) == state.observation(seat)
+        state.apply_action(random_step(state, rng))
+    assert checked > 0
+
+
+def test_worlds_and_labels_in_one_battle():
+    state = load(position(owner={"1,1,E": 0, "1,2,N": 0, "1,2,W": 1}, hands=[[2, 2, 4], [0, 3]]))
+    assert state.worlds(0) is None and state.action_label(5, 1) == 5  # no battle: all public
+    play(state, "atk 1,2,W")
+    roll = state.action_from_string("roll 6")
+    assert state.action_label(roll, 0) == roll and state.action_label(roll, 1) is None
+    play(state, "roll 6")
+    worlds, weights = state.worlds(1)
+    assert [w.battle.attacker_roll for w in worlds] == [1, 2, 3, 4, 5, 6]
+    assert weights == [(v * v - (v - 1) ** 2) / 36 for v in range(1, 7)]  # highest of 2 dice
+    assert state.worlds(0) is None
+    play(state, "roll 3", "card 2")
+    worlds, weights = state.worlds(1)  # attacker's roll (6 faces) x the attacker's distinct cards (2, 4)
+    assert len(worlds) == 12 and sum(weights) == pytest.approx(1.0)
+    assert {w.battle.attacker_card for w in worlds} == {2, 4}
+    card = state.action_from_string("card 3")
+    assert all(state.action_label(card, s) == (card, 6, 3, 2) for s in (0, 1))  # the reveal
+    play(state, "card 3")  # 6 + 2 = 8 > 3 + 3
+    assert state.worlds(1) is None
+
+
+def test_counters_declared_on_the_game():
+    # The figures the lab reports for TRI (lab/metrics.py): battles, battles and attacker wins by dice,
+    # squares closed, teleports, eliminations; names and kinds on the class.
+    declared = {c.name: c for c in TriGame.counters}
+    assert all(isinstance(c, Counter) for c in TriGame.counters)
+    state = load(position(owner={"1,1,E": 0, "1,2,W": 1, "1,2,N": 1}))
+    assert set(state.counters()) == set(declared)
+    assert {declared[f"attacker_wins_k{k}"].of for k in (1, 2, 3)} == {"battles_k1", "battles_k2", "battles_k3"}
+    assert all(declared[f"attacker_wins_k{k}"].kind == "share_per_event" for k in (1, 2, 3))
+    for name in ("battles", "squares_closed", "teleports", "eliminations", "expands", "passes"):
+        assert declared[name].kind == "mean_per_game"
+    for c in TriGame.counters:
+        assert c.of is None or c.of in declared
+
+
+def test_fast_path_plays_the_same_game_without_events():
+    for players, seed in ((2, 4), (3, 5)):
+        game = load_game("tri", players=players)
+        checked, fast = game.new_initial_state(), game.new_initial_state()
+        rng = random.Random(seed)
+        while not checked.is_terminal():
+            action = random_step(checked, rng)
+            checked.apply_action(action)
+            fast.apply_unchecked(action)
+            assert fast.to_json() == checked.to_json()
+        assert fast.counters() == checked.counters()

@@ -20,7 +20,6 @@ from fastapi.testclient import TestClient
 import ludoteca
 from ludoteca.core.records import Record
 from ludoteca.web.app import MAX_MESSAGE, create_app
-from ludoteca.web.tables import hidden_part
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -122,13 +121,6 @@ def play_random(players: dict[int, WS], watchers: list[WS], rng: random.Random, 
 
 # --- unit pieces -------------------------------------------------------------------------
 
-def test_hidden_part_lists_what_an_observation_hides() -> None:
-    full = {"a": 1, "b": {"x": 5, "y": None}, "c": [1, 2], "aside": [3]}
-    obs = {"a": 1, "b": {"x": None, "y": None, "hidden": ["x"]}, "c": [1, 2]}
-    assert hidden_part(obs, full) == [(("b", "x"), 5), (("aside",), [3])]
-    assert hidden_part(full, full) == []
-
-
 # --- HTTP ---------------------------------------------------------------------------------
 
 def test_catalog_lists_installed_games_options_and_levels(tmp_path: Path) -> None:
@@ -141,7 +133,12 @@ def test_catalog_lists_installed_games_options_and_levels(tmp_path: Path) -> Non
             assert all(o["name"] != "tiles" for o in g["options"])
         assert client.get("/").status_code == 200
         assert "table.js" in client.get("/t/anything").text
-        assert client.get("/static/js/games/tohm.js").status_code == 200
+        for name in ludoteca.GAMES:  # each game's client comes from its own package
+            res = client.get(f"/games/{name}/client.js")
+            assert res.status_code == 200 and "javascript" in res.headers["content-type"]
+            assert "export function render" in res.text and "export function describe" in res.text
+        assert client.get("/games/chess/client.js").status_code == 404
+        assert client.get("/games/..%2Fweb/client.js").status_code == 404
 
 
 def test_bad_table_requests_are_refused_with_a_reason(tmp_path: Path) -> None:
@@ -291,7 +288,7 @@ def test_an_action_is_committed_before_it_is_broadcast(tmp_path: Path) -> None:
     with server(tmp_path) as client:
         made = create(client, "tohm", [{"kind": "open"}, {"kind": "open"}])
         bob = client.post(f"/api/tables/{made['id']}/join", json={"seat": 1}).json()["token"]
-        manager = client.app.state.manager
+        manager = client.app.state.lobby
         with connect(client, made["id"], made["token"]) as ann, connect(client, made["id"], bob) as bobws:
             mover = ann if ann.last["to_move"] == 0 else bobws
             seq = mover.last["seq"]
@@ -380,20 +377,21 @@ def test_tri_secret_card_is_never_sent_before_the_reveal(tmp_path: Path) -> None
                             assert seen["position"]["battle"]["defender_roll"] is None
                         entries = {e["i"]: e for e in seen["log"]}
                         assert entries.get(secret_seq, {"hidden": True})["hidden"] is True
-                        assert "action" not in entries.get(secret_seq, {})
+                        assert "card" not in json.dumps(entries.get(secret_seq, {}))
                     own = players[attacker].last
                     assert own["position"]["battle"]["attacker_card"] is not None
                     if battles >= 3:
                         break
         assert battles >= 1, "no battle happened"
-        # after the reveal (and in the record) everything is visible
+        # the reveal is a public event: everyone's log shows both cards once the battle is revealed
         for viewer in (ann, bobws, spectator):
             full_log: dict[int, dict] = {}
             for m in viewer.messages:
                 if m["type"] in ("snapshot", "update"):
                     for e in m["log"]:
                         full_log[e["i"]] = e
-            revealed = [e for e in full_log.values() if "action" in e and "card" in e["action"]]
+            revealed = [ev for e in full_log.values() for ev in e["events"]
+                        if ev["kind"] == "battle" and isinstance(ev.get("attacker_card"), int)]
             assert revealed, "cards are shown once revealed"
 
 
@@ -420,7 +418,7 @@ def test_exagon_hourglass_is_enforced_by_the_server(tmp_path: Path) -> None:
             t0 = time.monotonic()
             update = ann.until(lambda m: m["type"] == "update" and m["seq"] > state["seq"])
             assert 1.0 <= time.monotonic() - t0 < 5
-            assert update["log"][0]["action"] == {"timeout": True} and update["log"][0]["seat"] == waiting
+            assert update["log"][0]["events"][0]["kind"] == "timeout" and update["log"][0]["seat"] == waiting
             assert update["to_move"] != waiting
             assert update["position"]["carry"] == 0
             # a move made in time carries its elapsed seconds into the record
@@ -428,9 +426,9 @@ def test_exagon_hourglass_is_enforced_by_the_server(tmp_path: Path) -> None:
             mover.state_at_least(update["seq"])
             mover.send({"type": "action", "action": mover.last["legal"][0], "seq": update["seq"]})
             after = mover.state_at_least(update["seq"] + 1)
-            played = after["log"][0]["action"]
-            assert 0 <= played["elapsed"] <= 1.5
-        stored = client.app.state.manager.repo.load_table(made["id"])
+            played = after["log"][0]
+            assert played["events"][0]["kind"] == "move" and 0 <= played["elapsed"] <= 1.5
+        stored = client.app.state.lobby.repo.load_table(made["id"])
         assert {"timeout": True} in stored.actions
 
 

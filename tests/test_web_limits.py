@@ -24,7 +24,7 @@ pytest.importorskip("sqlalchemy")
 from sqlalchemy import text as sql
 from starlette.websockets import WebSocketDisconnect
 
-from ludoteca.web import tables as tables_module
+from ludoteca.web import lobby as lobby_module
 from ludoteca.web.ai import AIRunner
 from ludoteca.web.limits import (
     MAX_DEPTH,
@@ -35,7 +35,7 @@ from ludoteca.web.limits import (
     parse_json,
     valid_table_id,
 )
-from ludoteca.web.storage import Repository, SeatData, TableData
+from ludoteca.web.repository import AppendRequest, Repository, SeatData, TableData
 from tests.test_web_api import WS, connect, create, open_seats, server
 
 pytestmark = pytest.mark.timeout(120)
@@ -62,13 +62,13 @@ def grid(rows: int, cols: int) -> list[list[int]]:
 def test_oversized_or_server_side_options_are_refused_before_any_game_is_built(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[tuple] = []
-    real = tables_module.load_game
+    real = lobby_module.load_game
 
     def spy(name: str, **options: Any) -> Any:
         built.append((name, options))
         return real(name, **options)
 
-    monkeypatch.setattr(tables_module, "load_game", spy)
+    monkeypatch.setattr(lobby_module, "load_game", spy)
     with server(tmp_path) as client:
         cases = [
             ({"layout": grid(80, 80)}, "layout", "tohm"),                         # the issue's 2 GB request
@@ -102,14 +102,14 @@ def test_the_web_layout_bound_is_within_the_engine_bound() -> None:
 
 
 def test_games_are_built_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = tables_module.load_game
+    real = lobby_module.load_game
 
     def slow(name: str, **options: Any) -> Any:
         time.sleep(1.5)  # a costly game construction
         return real(name, **options)
 
     with server(tmp_path) as client:
-        monkeypatch.setattr(tables_module, "load_game", slow)
+        monkeypatch.setattr(lobby_module, "load_game", slow)
         results: list[int] = []
         worker = threading.Thread(target=lambda: results.append(
             client.post("/api/tables", json={"game": "tohm", "players": 2}).status_code))
@@ -164,7 +164,7 @@ BAD_IDS = ["ab\x00cd", "x" * 33, "é", "a b", "..", "a;drop"]
 def test_malformed_table_ids_are_404_without_touching_the_database(tmp_path: Path, database: str) -> None:
     assert all(not valid_table_id(i) for i in BAD_IDS) and valid_table_id("abc23xyz89")
     with server(tmp_path, database_for(database)) as client:
-        repo = client.app.state.manager.repo
+        repo = client.app.state.lobby.repo
         asked: list[str] = []
         real = repo.load_table
         repo.load_table = lambda table_id: (asked.append(table_id), real(table_id))[1]
@@ -189,7 +189,7 @@ def test_malformed_table_ids_are_404_without_touching_the_database(tmp_path: Pat
 @pytest.mark.parametrize("database", DATABASES)
 def test_a_failed_last_join_changes_nothing_and_its_retry_starts_the_game(tmp_path: Path, database: str) -> None:
     with server(tmp_path, database_for(database)) as client:
-        manager = client.app.state.manager
+        manager = client.app.state.lobby
         made = create(client, "tohm", open_seats(3))
         bob = client.post(f"/api/tables/{made['id']}/join", json={"seat": 1, "name": "Bob"})
         assert bob.status_code == 200
@@ -227,7 +227,7 @@ def test_a_join_sent_again_with_its_key_gets_the_same_seat(tmp_path: Path, datab
         assert first.json()["token"] == again.json()["token"] == key
         other = client.post(url, json={"seat": 1, "name": "Eve", "key": "e" * 30})
         assert other.status_code == 409 and other.json()["error"] == "seat_taken"
-        stored = client.app.state.manager.repo.load_table(made["id"])
+        stored = client.app.state.lobby.repo.load_table(made["id"])
         assert stored.status == "playing" and stored.seats[1].name == "Bob"
         for bad in ("short", "x" * 129, "has space" * 4, 12345):
             res = client.post(url, json={"seat": 0, "key": bad})
@@ -241,7 +241,7 @@ def test_seat_and_start_are_stored_in_one_transaction(tmp_path: Path, database: 
     """The transaction that takes the last seat also stores the start: a commit that fails after
     the seat's update leaves the seat open (a kill -9 between the two was the issue's bug)."""
     with server(tmp_path, database_for(database)) as client:
-        manager = client.app.state.manager
+        manager = client.app.state.lobby
         made = create(client, "tohm", open_seats(2))
         engine = manager.repo.engine
         from sqlalchemy import event
@@ -266,12 +266,12 @@ def test_a_table_left_waiting_with_every_seat_taken_starts_on_reload(tmp_path: P
     url = database_for(database)
     with server(tmp_path, url) as client:
         made = create(client, "tohm", open_seats(2))
-        repo = client.app.state.manager.repo
+        repo = client.app.state.lobby.repo
         # what the old two-step join left after a kill -9: the seat stored, the start not
-        repo.update_seat(made["id"], 1, SeatData("human", None, "Bob", "0" * 64))
+        repo.append_batch([AppendRequest(made["id"], 0, [], seats=[(1, SeatData("human", None, "Bob", "0" * 64))])])
     with server(tmp_path, url) as client:
         assert client.get(f"/api/tables/{made['id']}").json()["status"] == "playing"
-        stored = client.app.state.manager.repo.load_table(made["id"])
+        stored = client.app.state.lobby.repo.load_table(made["id"])
         assert stored.status == "playing" and len(stored.actions) >= 1
 
 
@@ -343,7 +343,7 @@ def test_waiting_tables_nobody_joins_expire(tmp_path: Path) -> None:
         assert made["id"] not in {t["id"] for t in client.get("/api/tables").json()["tables"]}
         res = client.post(f"/api/tables/{made['id']}/join", json={"seat": 1})
         assert res.status_code == 409 and res.json()["error"] == "expired"
-        assert client.app.state.manager.repo.load_table(made["id"]).status == "expired"
+        assert client.app.state.lobby.repo.load_table(made["id"]).status == "expired"
     with server(tmp_path, limits=ServerLimits(waiting_ttl=1.0)) as client:  # and stays so after a restart
         assert client.get(f"/api/tables/{made['id']}").json()["status"] == "expired"
 
@@ -352,7 +352,7 @@ def test_waiting_tables_nobody_joins_expire(tmp_path: Path) -> None:
 def test_a_stale_join_to_a_table_expired_in_storage_stores_nothing(tmp_path: Path, database: str) -> None:
     with server(tmp_path, database_for(database), limits=ServerLimits(waiting_ttl=0)) as client:
         made = create(client, "tohm", open_seats(2))
-        repo = client.app.state.manager.repo
+        repo = client.app.state.lobby.repo
         with repo.engine.begin() as conn:  # idle since 1970: only this table is old enough to expire
             conn.execute(sql("UPDATE ludo_tables SET updated_at = 0 WHERE id = :id"), {"id": made["id"]})
         assert repo.expire_waiting(1.0) == [made["id"]]  # expired behind the live table's back
@@ -379,7 +379,7 @@ def test_start_up_rebuilds_a_bounded_number_of_tables_and_skips_oversized_ones(t
     started = time.perf_counter()
     with server(tmp_path, limits=ServerLimits(resume_limit=2)) as client:
         assert time.perf_counter() - started < 10
-        manager = client.app.state.manager
+        manager = client.app.state.lobby
         assert big.id not in manager.tables
         assert sum(1 for i in ids if i in manager.tables) == 2  # the most recent two
         assert client.get(f"/api/tables/{ids[0]}").json()["status"] == "playing"  # the other, on demand

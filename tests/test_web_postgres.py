@@ -33,12 +33,12 @@ def test_restart_loses_nothing_postgres() -> None:
 def test_a_whole_game_is_stored_in_postgres() -> None:
     pytest.importorskip("psycopg")
     with server(None, URL) as client:
-        assert client.app.state.manager.repo.dialect == "postgresql"
+        assert client.app.state.lobby.repo.dialect == "postgresql"
         made = create(client, "tohm", open_seats(2))
         bob = client.post(f"/api/tables/{made['id']}/join", json={"seat": 1, "name": "Bob"}).json()["token"]
         with connect(client, made["id"], made["token"]) as ann, connect(client, made["id"], bob) as bobws:
             final = play_random({0: ann, 1: bobws}, [], random.Random(11))
-        stored = client.app.state.manager.repo.load_table(made["id"])
+        stored = client.app.state.lobby.repo.load_table(made["id"])
         assert stored.status == "over" and len(stored.actions) == final["seq"]
         assert stored.result == final["result"]
         assert stored.seats[1].name == "Bob" and stored.seats[1].token_hash != bob

@@ -34,8 +34,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ludoteca", description="Four designer board games: exactly, TRI, TOHM, EXAGON.")
     from ludoteca import __version__
+    from ludoteca.registry import GAMES
+
+    parser = _Parser(prog="ludoteca", description=f"Designer board games: {', '.join(GAMES)}.")
 
     parser.add_argument("--version", action="version", version=f"ludoteca {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -24,36 +24,61 @@ values are. Games without hidden information use a single tree and the real stat
 Parameters (spec ``mcts:key=value:...``): ``iterations``, ``seconds``, ``c`` (the UCT
 exploration constant), ``cap`` (rollout length in actions; 0 = evaluate the leaf at once),
 ``rollout`` (``random`` or ``heuristic``), ``prune`` (children per node, best first by the
-game's cheap ranking; 0 = every legal action). Unset parameters take per-game defaults (the
-tables below, tuned against the heuristics at well under a second per move). With an
-iteration budget only, the agent is exactly reproducible for a given seed.
+game's cheap ranking; 0 = every legal action). Unset parameters take the game's tuning defaults,
+``game.agent_defaults["mcts"]`` (declared on each game class, tuned against the heuristics at
+well under a second per move), then :data:`FALLBACKS`. With an iteration budget only, the agent
+is exactly reproducible for a given seed.
+
+The search plays positions forward with the public fast path ``state.apply_unchecked`` (no
+legality check, no events) and reads only public methods of the state.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ludoteca.agents import ismcts
 from ludoteca.agents.base import Agent, register
 from ludoteca.core.chance import outcome_at
 from ludoteca.core.constants import CHANCE, TERMINAL
-from ludoteca.core.game import Action, State
+from ludoteca.core.game import Action, Game, State
 
-DEFAULT_ITERATIONS: dict[str, int] = {"exactly": 1000, "tohm": 3000, "tri": 400, "exagon": 300}
-"""Iterations per move when neither ``iterations`` nor ``seconds`` is given (< 1 s per move)."""
-DEFAULT_CAP: dict[str, int] = {"exactly": 10, "tohm": 60, "tri": 10, "exagon": 10}
-"""Rollout length (actions, chance included) before the evaluation function takes over."""
-DEFAULT_ROLLOUT: dict[str, str] = {"tri": "heuristic", "exagon": "heuristic"}
-"""Rollout policy by game when ``rollout`` is not given (else ``random``)."""
-DEFAULT_PRUNE: dict[str, int] = {"exagon": 8, "tri": 8}
-"""Children per decision node, best first by the game's cheap ranking (0: every legal action)."""
-DEFAULT_C = 0.7
-GAME_C: dict[str, float] = {"tohm": 0.4, "exactly": 0.4, "exagon": 0.3}
-"""UCT constant by game when ``c`` is not given (else DEFAULT_C)."""
+FALLBACKS: Mapping[str, Any] = {"iterations": 500, "cap": 100, "rollout": "random", "prune": 0, "c": 0.7}
+"""Parameters a game's ``agent_defaults["mcts"]`` leaves unset: ``iterations`` when neither
+``iterations`` nor ``seconds`` is given, the rollout ``cap`` (actions, chance included), the
+``rollout`` policy, ``prune`` (children per decision node; 0: every legal action) and ``c``."""
+DEFAULT_C: float = FALLBACKS["c"]
+"""The UCT constant of a game that declares none."""
+PARAMETERS = ("iterations", "seconds", "c", "cap", "rollout", "prune")
+_LEGAL_ACTIONS = operator.methodcaller("legal_actions")
+"""The agent's parameters, in spec order."""
+
+
+def _check(key: str, value: Any) -> Any:
+    """``value`` for the parameter ``key`` (ints kept, numbers as float), or ValueError."""
+    if value is None:
+        return None
+    if key in ("iterations", "cap", "prune"):
+        least = 1 if key == "iterations" else 0
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"agent 'mcts': {key} must be a whole number >= {least}, not {value!r}")
+        return value
+    if key in ("seconds", "c"):
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or (
+                key == "seconds" and value == 0):
+            raise ValueError(f"agent 'mcts': {key} must be a number {'>' if key == 'seconds' else '>='} 0, "
+                             f"not {value!r}")
+        return float(value)
+    if key == "rollout":
+        if value not in ("random", "heuristic"):
+            raise ValueError(f"agent 'mcts': rollout must be 'random' or 'heuristic', not {value!r}")
+        return value
+    raise ValueError(f"agent 'mcts' has no parameter {key!r}; its parameters are: {', '.join(PARAMETERS)}")
 
 
 class Node:
@@ -88,26 +113,12 @@ class MCTSAgent(Agent):
         **params: Any,
     ) -> None:
         super().__init__(seed, **params)
-        if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
-                                       or iterations < 1):
-            raise ValueError(f"agent 'mcts': iterations must be a whole number >= 1, not {iterations!r}")
-        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
-                                    or seconds <= 0):
-            raise ValueError(f"agent 'mcts': seconds must be a number > 0, not {seconds!r}")
-        if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0):
-            raise ValueError(f"agent 'mcts': c must be a number >= 0, not {c!r}")
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
-            raise ValueError(f"agent 'mcts': cap must be a whole number >= 0, not {cap!r}")
-        if prune is not None and (isinstance(prune, bool) or not isinstance(prune, int) or prune < 0):
-            raise ValueError(f"agent 'mcts': prune must be a whole number >= 0, not {prune!r}")
-        if rollout not in (None, "random", "heuristic"):
-            raise ValueError(f"agent 'mcts': rollout must be 'random' or 'heuristic', not {rollout!r}")
-        self.iterations = iterations
-        self.seconds = float(seconds) if seconds is not None else None
-        self.c = float(c) if c is not None else None
-        self.cap = cap
-        self.rollout = rollout
-        self.prune = prune
+        self.iterations: int | None = _check("iterations", iterations)
+        self.seconds: float | None = _check("seconds", seconds)
+        self.c: float | None = _check("c", c)
+        self.cap: int | None = _check("cap", cap)
+        self.rollout: str | None = _check("rollout", rollout)
+        self.prune: int | None = _check("prune", prune)
         self.game_name = game
         self.future: Callable[[int], float] | None = None
         """Clairvoyance for benchmarks: the uniform number deciding the k-th chance node
@@ -121,19 +132,31 @@ class MCTSAgent(Agent):
     @property
     def spec(self) -> str:
         parts = [self.name]
-        if self.iterations is not None:
-            parts.append(f"iterations={self.iterations}")
-        if self.seconds is not None:
-            parts.append(f"seconds={self.seconds:g}")
-        if self.c is not None:
-            parts.append(f"c={self.c:g}")
-        if self.cap is not None:
-            parts.append(f"cap={self.cap}")
-        if self.rollout is not None:
-            parts.append(f"rollout={self.rollout}")
-        if self.prune is not None:
-            parts.append(f"prune={self.prune}")
+        for key in PARAMETERS:
+            value = getattr(self, key)
+            if value is not None:
+                parts.append(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}")
         return ":".join(parts)
+
+    def settings(self, game: Game) -> dict[str, Any]:
+        """Every parameter as this agent plays ``game``: its own, else the game's
+        ``agent_defaults["mcts"]``, else :data:`FALLBACKS` (``iterations`` is None when only
+        ``seconds`` bounds the search; ``seconds`` is None without a time budget)."""
+        defaults = game.agent_defaults.get("mcts", {})
+        unknown = sorted(set(defaults) - set(PARAMETERS))
+        if unknown:
+            raise ValueError(f"{game.title}'s agent_defaults['mcts'] has no parameter {unknown[0]!r}")
+        out: dict[str, Any] = {}
+        for key in PARAMETERS:
+            value = getattr(self, key)
+            if value is None and key != "seconds":
+                value = _check(key, defaults.get(key))
+                if value is None:
+                    value = FALLBACKS[key]
+            out[key] = value
+        if self.iterations is None and self.seconds is not None:
+            out["iterations"] = None
+        return out
 
     # --- the search -------------------------------------------------------------------
     def step(self, state: State) -> Action:
@@ -143,23 +166,21 @@ class MCTSAgent(Agent):
             return legal[0]
         from ludoteca.agents import heuristics
 
-        game_name = state.game.name
-        iterations = self.iterations
-        seconds = self.seconds
-        if iterations is None and seconds is None:
-            iterations = DEFAULT_ITERATIONS.get(game_name, 500)
-        self._cap = self.cap if self.cap is not None else DEFAULT_CAP.get(game_name, 100)
-        self._evaluate = heuristics.value_function(game_name)
-        rollout = self.rollout or DEFAULT_ROLLOUT.get(game_name, "random")
-        self._policy = heuristics.rollout_policy(game_name) if rollout == "heuristic" else None
-        prune = self.prune if self.prune is not None else DEFAULT_PRUNE.get(game_name, 0)
-        ranker = heuristics.candidates_function(game_name) if prune else None
+        game = state.game
+        settings = self.settings(game)
+        iterations = settings["iterations"]
+        seconds = settings["seconds"]
+        self._cap = settings["cap"]
+        self._evaluate = heuristics.value_function(game)
+        self._policy = heuristics.rollout_policy(game) if settings["rollout"] == "heuristic" else None
+        prune = settings["prune"]
+        ranker = heuristics.candidates_function(game) if prune else None
         self._ordered = ranker is not None
         if ranker is not None:  # best candidate last: expanded first
             self._expand = lambda s: ranker(s, prune)[::-1]
         else:
-            self._expand = lambda s: s._legal_actions()
-        self._c = self.c if self.c is not None else GAME_C.get(game_name, DEFAULT_C)
+            self._expand = _LEGAL_ACTIONS  # a list of its own: the search pops from it
+        self._c = settings["c"]
         seat = state.current_player()
         worlds = None if self.future is not None else ismcts.worlds(state, seat)
         start = time.perf_counter()
@@ -176,7 +197,6 @@ class MCTSAgent(Agent):
                     break
             tree = root
         else:
-            labeler = ismcts.labeler(game_name)
             roots = [Node() for _ in range(state.num_players)]
             states, weights = worlds
             cum = []
@@ -189,7 +209,7 @@ class MCTSAgent(Agent):
                 k = 0
                 while k < len(cum) - 1 and x >= cum[k]:
                     k += 1
-                self._simulate_mo(states[k].clone(), roots, rng, labeler)
+                self._simulate_mo(states[k].clone(), roots, rng)
                 done += 1
                 if time.perf_counter() >= deadline:
                     break
@@ -225,19 +245,21 @@ class MCTSAgent(Agent):
         sqrt = math.sqrt
         c = self._c
         depth = 0  # chance nodes passed (clairvoyance index)
+        current_player = s.current_player
+        apply = s.apply_unchecked
+        future = self.future
         while True:
-            cur = s.current_player()
+            cur = current_player()
             if cur == TERMINAL:
                 ret = s.returns()
                 break
             if cur == CHANCE:
-                a = self._chance(s, rng, depth)
+                a = outcome_at(s.chance_outcomes(), future(depth) if future is not None else rng.random())
                 depth += 1
                 child = node.children.get(a)
                 if child is None:
                     child = node.children[a] = Node()
-                s._apply(a)
-                s._legal = None
+                apply(a)
                 path.append((child, -1))
                 node = child
                 continue
@@ -250,22 +272,20 @@ class MCTSAgent(Agent):
             if untried:
                 a = untried.pop()
                 child = node.children[a] = Node()
-                s._apply(a)
-                s._legal = None
+                apply(a)
                 path.append((child, cur))
                 ret = self._rollout(s, rng, depth)
                 break
             # UCT over the children (every candidate action has one)
             logn = log(node.n) if node.n > 1 else 0.0
-            best = None
+            best: Any = None
             best_v = -math.inf
             for a, ch in node.children.items():
                 v = ch.w / ch.n + c * sqrt(logn / ch.n)
                 if v > best_v:
                     best_v, best = v, a
             child = node.children[best]
-            s._apply(best)
-            s._legal = None
+            apply(best)
             path.append((child, cur))
             node = child
         root.n += 1
@@ -274,10 +294,9 @@ class MCTSAgent(Agent):
             if owner >= 0:
                 nd.w += ret[owner]
 
-    def _simulate_mo(self, s: State, roots: list[Node], rng: random.Random,
-                     labeler: Callable[[State, Action, int], Any]) -> None:
+    def _simulate_mo(self, s: State, roots: list[Node], rng: random.Random) -> None:
         """One simulation on one tree per seat (hidden information): each seat's tree
-        follows the edges as that seat observes them."""
+        follows the edges as that seat observes them (``state.action_label``)."""
         nodes = list(roots)
         seats = range(len(roots))
         paths: list[list[tuple[Node, int]]] = [[] for _ in seats]
@@ -286,6 +305,7 @@ class MCTSAgent(Agent):
         c = self._c
         depth = 0
         expanded = False
+        a: Any
         while True:
             cur = s.current_player()
             if cur == TERMINAL:
@@ -297,7 +317,7 @@ class MCTSAgent(Agent):
                 owner = -1
             else:
                 node = nodes[cur]
-                legal = s._legal_actions()
+                legal = s.legal_actions_view()
                 if node.untried is None:
                     untried = self._expand(s)
                     if not self._ordered:
@@ -325,15 +345,14 @@ class MCTSAgent(Agent):
                         expanded = True
                 owner = cur
             for q in seats:
-                label = a if q == owner else labeler(s, a, q)
+                label = a if q == owner else s.action_label(a, q)
                 nd = nodes[q]
                 child = nd.children.get(label)
                 if child is None:
                     child = nd.children[label] = Node()
                 nodes[q] = child
                 paths[q].append((child, owner))
-            s._apply(a)
-            s._legal = None
+            s.apply_unchecked(a)
             if expanded:
                 ret = self._rollout(s, rng, depth)
                 break
@@ -345,19 +364,30 @@ class MCTSAgent(Agent):
                     nd.w += ret[owner]
 
     def _rollout(self, s: State, rng: random.Random, depth: int) -> list[float]:
+        """Play on from ``s`` for at most ``cap`` actions (chance included) with the rollout
+        policy (uniformly random without one); the returns at the end, else the evaluation."""
         rand = rng.random
         future = self.future
         policy = self._policy
         cap = self._cap
         steps = 0
+        # bound once: the loop below is the hottest code of the search
+        current_player = s.current_player
+        apply = s.apply_unchecked
+        legal_view = s.legal_actions_view
         while True:
-            cur = s.current_player()
+            cur = current_player()
             if cur == TERMINAL:
                 return s.returns()
             if steps >= cap:
-                s._legal = None
                 return self._evaluate(s)
-            if cur == CHANCE:
+            if cur != CHANCE:
+                if policy is None:
+                    legal = legal_view()
+                    apply(legal[int(rand() * len(legal))])
+                else:
+                    apply(policy(s, rng))
+            else:
                 x = future(depth) if future is not None else rand()
                 depth += 1
                 acc = 0.0
@@ -368,14 +398,7 @@ class MCTSAgent(Agent):
                     if x < acc:
                         a = o
                         break
-            elif policy is not None:
-                s._legal = None
-                a = policy(s, rng)
-            else:
-                legal = s._legal_actions()
-                a = legal[int(rand() * len(legal))]
-            s._apply(a)
-            s._legal = None
+                apply(a)
             steps += 1
 
 

@@ -7,20 +7,38 @@ import random
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_option_arguments, load_game_from_args
+from ludoteca.registry import GAMES
 
 HELP = "play in the terminal: hot seat with friends and/or against AI seats"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", nargs="?", type=str.lower, help="exactly, tri, tohm or exagon (not with --load)")
+    parser.add_argument("game", nargs="?", type=str.lower, help=f"one of: {', '.join(GAMES)} (not with --load)")
     add_option_arguments(parser)
     parser.add_argument("--seats", default=None,
                         help="comma-separated, one per seat: human or an agent (random, heuristic, mcts:seconds=1)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the dice and the agents")
     parser.add_argument("--clock", type=float, default=None, metavar="SECONDS",
-                        help="EXAGON: the hourglass, seconds per turn (default: no clock in the terminal)")
+                        help="for a game with a clock: seconds per turn (default: no clock in the terminal)")
     parser.add_argument("--load", metavar="FILE", help="continue a game saved with 'save FILE'")
     parser.add_argument("--hint-agent", default="heuristic", help="the agent that answers 'hint'")
+
+
+def clock_options(name: str, clock: float | None) -> list[str]:
+    """The ``--option`` that sets the game's clock: ``--clock`` seconds, else none in the
+    terminal. UsageError for ``--clock`` with a game that has no clock."""
+    from ludoteca.registry import game_class
+
+    try:
+        option = game_class(name).clock_option
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if option is None:
+        if clock is not None:
+            clocked = [game_class(n).title for n in GAMES if game_class(n).clock_option is not None]
+            raise UsageError(f"--clock is for {' and '.join(clocked) or 'games with a clock'} only")
+        return []
+    return [f"{option}={clock if clock else 'null'}"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,13 +62,10 @@ def run(args: argparse.Namespace) -> int:
             session = Session.from_record(Record.load(args.load), seats, args.seed)
         else:
             if not args.game:
-                raise UsageError("name a game (exactly, tri, tohm, exagon) or --load FILE")
+                raise UsageError(f"name a game ({', '.join(GAMES)}) or --load FILE")
             if args.players is None and seats:
                 args.players = len(seats)
-            if args.game == "exagon":
-                args.option = [*args.option, f"clock={args.clock if args.clock else 'null'}"]
-            elif args.clock is not None:
-                raise UsageError("--clock is for EXAGON only")
+            args.option = [*args.option, *clock_options(args.game, args.clock)]
             game = load_game_from_args(args)
             seats = seats or [HUMAN] + ["heuristic"] * (game.num_players - 1)
             seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)

@@ -21,7 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ludoteca.core.chance import random_action
+    from ludoteca.core.events import END
     from ludoteca.core.records import Record
+    from ludoteca.play.boards import board_module
+    from ludoteca.play.texts import event_text
 
     game = load_game_from_args(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
@@ -33,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
             open(args.record, "a").close()
         except OSError as exc:
             raise UsageError(f"cannot write the record to {args.record}: {exc.strerror}") from None
+    texts = getattr(board_module(game), "TEXTS", {})
     print(f"{game.title}, {game.num_players} players, seed {seed}")
     while not state.is_terminal():
         action = random_action(state, rng)
@@ -41,7 +45,12 @@ def run(args: argparse.Namespace) -> int:
             print(state.render())
             print(f"> player {state.current_player()}: {state.action_to_string(action)}")
         record.add(state, action)
-        state.apply_action(action)
+        events = state.apply_action(action)
+        if not args.quiet:
+            for event in events[1:]:  # what the action led to, in words (the end is said below)
+                text = None if event.kind == END else event_text(event.view(None, everything=True) or {}, texts)
+                if text:
+                    print(f"  {text}")
     print()
     print(state.render())
     returns = state.returns()

@@ -1,9 +1,10 @@
-"""``ludoteca replay FILE``: show a recorded game's positions step by step."""
+"""``ludoteca replay FILE``: show a recorded game's positions step by step, with its events."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from ludoteca.cli import UsageError
 
@@ -16,19 +17,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ludoteca.core.events import END, Event
+    from ludoteca.core.game import State
     from ludoteca.core.records import Record, RecordError
+    from ludoteca.play.boards import board_module
+    from ludoteca.play.texts import event_text
+
+    def play(state: State, step: int, data: dict[str, Any]) -> list[Event]:
+        try:
+            action = state.action_from_json(data)
+            elapsed = data.get("elapsed")
+            return state.apply_action(action) if elapsed is None else state.apply_action(action, elapsed=elapsed)
+        except ValueError as exc:
+            raise RecordError(f"step {step} ({json.dumps(data)}) does not replay: {exc}") from None
 
     try:
         record = Record.load(args.file)
+        state = record.load_game().new_initial_state()
+        texts = getattr(board_module(state.game), "TEXTS", {})
+        for step, data in enumerate(record.actions):
+            if not args.final:
+                print(f"--- step {step}")
+                print(state.render())
+                print(f"> {json.dumps(data)}")
+            events = play(state, step + 1, data)
+            if not args.final:
+                # a record is replayed in full: every event shows, secret or not
+                for event in events[1:]:  # the action's own event is the line above; the end below
+                    if event.kind == END:
+                        continue
+                    text = event_text(event.view(None, everything=True) or {}, texts)
+                    if text:
+                        print(f"  {text}")
         if args.final:
-            state = record.replay()
             print(state.render())
             return 0
-        for step, (state, action) in enumerate(record.states()):
-            print(f"--- step {step}")
-            print(state.render())
-            if action is not None:
-                print(f"> {json.dumps(action)}")
+        print(f"--- step {len(record.actions)}")
+        print(state.render())
     except RecordError as exc:
         raise UsageError(str(exc)) from None
     if state.is_terminal():

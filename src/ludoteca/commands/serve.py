@@ -8,6 +8,7 @@ import socket
 
 from ludoteca.cli import UsageError
 from ludoteca.web.limits import ServerLimits
+from ludoteca.web.security import normalize_origin
 
 HELP = "start the web server: play in the browser with friends"
 
@@ -51,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
+    try:  # the web extra is optional: imported here to say so clearly when it is missing
         import uvicorn
 
         from ludoteca.web.app import create_app
@@ -67,8 +68,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--rematch-hold and --stall-after are seconds, 0 or more")
     if args.stats_token is not None and len(args.stats_token) < 8:
         raise UsageError("--stats-token needs at least 8 characters")
-    from ludoteca.web.security import normalize_origin
-
     for origin in args.allowed_origin:
         try:
             normalize_origin(origin)

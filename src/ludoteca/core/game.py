@@ -1,29 +1,66 @@
 """The game/state protocol every ludoteca game implements (OpenSpiel-style).
 
-A :class:`Game` describes: name, players, options, action space sizes. A :class:`State`
-plays: ``current_player``, ``legal_actions``, ``apply_action``, ``chance_outcomes``,
-``returns``, ``clone``; integer actions on the hot path, canonical JSON at the edges.
+A :class:`Game` describes: name, players, options, action space sizes, and the game's facts
+(class attributes: hidden information, clock, score name, lab counters, agents' defaults).
+A :class:`State` plays: ``current_player``, ``legal_actions``, ``apply_action``,
+``chance_outcomes``, ``returns``, ``scores``, ``clone``, ``observation``; actions are always
+``int`` on the hot path, canonical JSON at the edges.
 
-Subclasses implement the underscored hooks (``_legal_actions``, ``_apply``, ...); the base
-class caches the legal actions of a position and refuses illegal ones with a clear message,
-leaving the state unchanged.
+Two ways to play an action, as python-chess has ``push`` beside its checked moves:
+
+* :meth:`State.apply_action` (checked): refuses an illegal action with
+  :class:`~ludoteca.core.errors.IllegalActionError` and leaves the state unchanged; takes the
+  seconds a player spent (``elapsed``) for games with a clock; returns the action's
+  :mod:`events <ludoteca.core.events>`.
+* :meth:`State.apply_unchecked` (fast, for search and simulation): no legality check, no
+  events, no clock. Playing an illegal action this way leaves the state undefined.
+
+Subclasses implement the underscored hooks (``_legal_actions``, ``_apply``, ...) and announce
+what happened with :meth:`State._emit` (a no-op on the fast path). Nothing outside ``core/``
+and ``games/`` calls the hooks.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import operator
+import sys
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, ClassVar
 
+from ludoteca.core import events as ev
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
+from ludoteca.core.events import Event
 from ludoteca.core.options import Option, resolve_options
 
-Action = Any
-"""An engine action: an ``int`` for every game (EXAGON may wrap one with its elapsed time)."""
+Action = int
+"""An engine action: always an ``int`` (time spent enters through ``apply_action(elapsed=)``)."""
+
+Worlds = tuple[list["State"], list[float]]
+"""Positions a seat cannot tell apart, with their weights (information-set search)."""
+
+
+@dataclass(frozen=True)
+class Counter:
+    """A figure the balance lab reports for a game, read from :meth:`State.counters`.
+
+    ``kind``: ``"share_per_game"`` (the share of games where it is non-zero),
+    ``"share_per_event"`` (``name`` counts successes out of ``of``: another counter, or
+    ``"turns"``, the player turns of the game), ``"ratio_per_event"`` (``name`` per ``of``,
+    which may exceed 1, e.g. bonuses earned per turn), ``"mean_per_game"`` (its mean per game).
+    The lab pools events over games with the game as the sampling unit (``docs/lab.md``).
+    """
+
+    name: str
+    kind: str
+    doc: str
+    of: str | None = None
 
 
 def as_action_int(action: object) -> int:
@@ -44,6 +81,20 @@ class Game(ABC):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
+    catalogue_order: ClassVar[int] = 100
+    """Where the game comes in listings (lobby, ``ludoteca --help``); then by name."""
+
+    # --- the game's facts (read by the web, terminal, lab, agents and adapters) -----------
+    hidden_information: ClassVar[bool] = False
+    """True when ``observation(seat)`` may hide part of the position from a seat."""
+    clock_option: ClassVar[str | None] = None
+    """The option holding the seconds per turn when the game has a clock (EXAGON: ``clock``)."""
+    score_name: ClassVar[str] = "score"
+    """What :meth:`State.scores` counts (the measure ``turn_limit`` uses), e.g. ``"euros"``."""
+    counters: ClassVar[tuple[Counter, ...]] = ()
+    """The figures :meth:`State.counters` reports, for the balance lab."""
+    agent_defaults: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    """Tuning defaults per agent kind, e.g. ``{"mcts": {"iterations": 400, "c": 0.4}}``."""
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = resolve_options(
@@ -87,6 +138,34 @@ class Game(ABC):
     def state_from_json(self, data: Mapping[str, Any]) -> State:
         """Rebuild a position from its canonical JSON; ValueError saying what is wrong."""
 
+    def has_hidden_information(self) -> bool:
+        """True when this game (with its options) may hide part of a position from a seat.
+        Default: the class's ``hidden_information``; a game whose secrecy depends on its options
+        overrides it."""
+        return self.hidden_information
+
+    def clock(self) -> float | None:
+        """Seconds per turn of this game's clock, or None (no clock)."""
+        if self.clock_option is None:
+            return None
+        value = self.options.get(self.clock_option)
+        return None if value is None else float(value)
+
+    @classmethod
+    def part(cls, name: str) -> ModuleType | None:
+        """The module ``name`` of the game's package (``heuristic``, ``encoding``, ...), or None
+        when the game has none: how agents and adapters find a game's parts without naming it
+        (the TRI engine lives in ``ludoteca.games.tri``, its heuristic in
+        ``ludoteca.games.tri.heuristic``)."""
+        package = sys.modules[cls.__module__].__package__ or cls.__module__
+        full = f"{package}.{name}"
+        try:
+            return importlib.import_module(full)
+        except ModuleNotFoundError as exc:
+            if exc.name == full:
+                return None
+            raise
+
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if k != "tiles")
         return f"load_game({self.name!r}, {opts})"
@@ -95,11 +174,12 @@ class Game(ABC):
 class State(ABC):
     """A position of a game, and the way to play it forward."""
 
-    __slots__ = ("_legal", "game")
+    __slots__ = ("_events", "_legal", "game")
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self._legal: list[Action] | None = None
+        self._events: list[Event] | None = None
 
     # --- hooks for each game -----------------------------------------------------------
     @abstractmethod
@@ -159,6 +239,15 @@ class State(ABC):
             self._legal = self._legal_actions()
         return list(self._legal)
 
+    def legal_actions_view(self) -> Sequence[Action]:
+        """The legal actions without a copy, for search loops: the state's own cached list,
+        valid until the next action is applied. Read it, never change it (:meth:`legal_actions`
+        returns a list of your own)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._legal_actions()
+        return legal
+
     def is_legal(self, action: Action) -> bool:
         if self._legal is None:
             self._legal = self._legal_actions()
@@ -169,20 +258,118 @@ class State(ABC):
                 return False
         return action in self._legal
 
-    def apply_action(self, action: Action) -> None:
-        """Play ``action``; an illegal one raises IllegalActionError and changes nothing."""
+    def apply_action(self, action: Action, *, elapsed: float | None = None) -> list[Event]:
+        """Play ``action``; an illegal one raises IllegalActionError and changes nothing.
+
+        ``elapsed``: the seconds the player spent on it, for a game with a clock (others ignore
+        it); more than the time left is refused. Returns the action's events, in order.
+        """
         if type(action) is not int:
             action = as_action_int(action)
         if self._legal is None:
             self._legal = self._legal_actions()
-        if action not in self._legal:
+        if action not in self._legal and not self._accepts_unlisted(action):
             raise IllegalActionError(self.illegal_message(action))
+        if elapsed is not None:
+            self._check_elapsed(action, elapsed)
+        out: list[Event] = [self._action_event(action)]
+        self._events = out
+        try:
+            self._legal = None
+            if elapsed is not None:
+                self._spend(elapsed)
+            self._apply(action)
+        finally:
+            self._events = None
+        if self.current_player() == TERMINAL:
+            out.append(self._end_event())
+        return out
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Play ``action`` without checking it: the fast path for search and simulation.
+
+        Like python-chess's ``push``: no legality check, no events, no clock. ``action`` must be
+        one of :meth:`legal_actions` (or a chance outcome); anything else leaves the state
+        undefined. Use :meth:`apply_action` for anything a person or a file supplied.
+        """
         self._legal = None
         self._apply(action)
 
-    def apply_json(self, data: Mapping[str, Any]) -> None:
-        """Parse and play a canonical JSON action."""
-        self.apply_action(self.action_from_json(data))
+    def apply_json(self, data: Mapping[str, Any]) -> list[Event]:
+        """Parse and play a canonical JSON action (``elapsed`` read from the data if present)."""
+        elapsed = data.get("elapsed") if isinstance(data, Mapping) else None
+        action = self.action_from_json(data)
+        if elapsed is None:
+            return self.apply_action(action)
+        return self.apply_action(action, elapsed=elapsed)
+
+    # --- hooks with defaults -----------------------------------------------------------
+    def _accepts_unlisted(self, action: Action) -> bool:
+        """True for an action the host may apply that ``legal_actions`` never lists (EXAGON's
+        timeout). Default: none."""
+        return False
+
+    def _check_elapsed(self, action: Action, elapsed: float) -> None:
+        """Refuse ``elapsed`` (IllegalActionError, state unchanged) if it cannot be spent now.
+        Default: games without a clock accept any number of seconds >= 0 and ignore it."""
+        if isinstance(elapsed, bool) or not isinstance(elapsed, int | float) or not elapsed >= 0:
+            raise IllegalActionError(f"elapsed must be a number of seconds >= 0, not {elapsed!r}")
+
+    def _spend(self, elapsed: float) -> None:
+        """Take ``elapsed`` seconds off the clock before the action is applied. Default: nothing."""
+
+    def _action_event(self, action: Action) -> Event:
+        """The event of the action itself, before it is applied: ``move`` (a player's choice) or
+        ``chance``, public. A game with secrets overrides it to set who may see it."""
+        player = self.current_player()
+        if player == CHANCE:
+            return ev.event(ev.CHANCE, outcome=self.action_to_json(action))
+        return ev.event(ev.MOVE, seat=player, action=self.action_to_json(action))
+
+    def _end_event(self) -> Event:
+        r = self.returns()
+        return ev.event(ev.END, reason=self.end_reason(), returns=list(r),
+                        winners=[i for i, x in enumerate(r) if x > 0])
+
+    def _emit(self, kind: str, to: frozenset[int] | None = None,
+              public: Mapping[str, Any] | None = None, **data: Any) -> None:
+        """Announce what happened while applying an action (no-op on the fast path). Hot code
+        may test ``self._events is not None`` first to skip building the fields."""
+        if self._events is not None:
+            self._events.append(Event(kind, data, to, public))
+
+    def end_reason(self) -> str:
+        """Why the game ended (a game-defined word such as ``"three_euros"``, ``"turn_limit"``)."""
+        return "over"
+
+    def scores(self) -> list[float]:
+        """Each seat's score by the game's own measure (the one ``turn_limit`` uses; higher is
+        better)."""
+        raise NotImplementedError(f"{self.game.title} does not define scores()")
+
+    def counters(self) -> dict[str, float]:
+        """The game's figures so far, as declared by ``Game.counters`` (balance lab)."""
+        return {}
+
+    def turns_played(self) -> int:
+        """Player turns completed so far: the position JSON's ``turn`` (RULES.md; roll-offs and
+        deals excluded), the count ``turn_limit`` compares against. Default: read from
+        :meth:`to_json`; a game overrides it with a direct read (the lab calls it often)."""
+        return int(self.to_json()["turn"])
+
+    def time_left(self) -> float | None:
+        """Seconds left on the clock of the seat to move, or None (no clock running)."""
+        return None
+
+    def worlds(self, seat: int) -> Worlds | None:
+        """The positions ``seat`` cannot tell apart from this one, with their weights; None when
+        ``seat`` sees everything that matters (information-set search)."""
+        return None
+
+    def action_label(self, action: Action, seat: int) -> Hashable:
+        """What ``seat`` observes when ``action`` is played here (the action itself when public;
+        None or a partial view when hidden). Must agree with the action's event."""
+        return action
 
     def illegal_message(self, action: Action) -> str:
         """Why ``action`` cannot be played here, in words a person understands."""
@@ -199,6 +386,7 @@ class State(ABC):
         """An independent copy: playing on it never changes this state."""
         copy = self._copy()
         copy._legal = self._legal
+        copy._events = None
         return copy
 
     def observation(self, seat: int | None) -> dict[str, Any]:

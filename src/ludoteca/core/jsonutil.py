@@ -1,4 +1,7 @@
-"""Small checks for reading canonical JSON, raising ValueError with a clear path."""
+"""Small checks for reading canonical JSON, raising ValueError with a clear path.
+
+Types and keys are best declared as a shape and read with :func:`ludoteca.core.shape.read`; the
+checks here serve the rule invariants that follow (ranges, one value per seat, choices)."""
 
 from __future__ import annotations
 
@@ -26,6 +29,10 @@ def need_int(value: Any, what: str, low: int | None = None, high: int | None = N
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{what} must be a whole number, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
+        if high is None:
+            raise ValueError(f"{what} must be at least {low}, not {value}")
+        if low is None:
+            raise ValueError(f"{what} must be at most {high}, not {value}")
         raise ValueError(f"{what} must be between {low} and {high}, not {value}")
     return value
 
@@ -41,7 +48,12 @@ def need_per_seat(
     data: Mapping[str, Any], key: str, n: int, low: int, high: int, noun: str = "number"
 ) -> list[int]:
     """``data[key]``: a list of ``n`` whole numbers in ``[low, high]``, one per seat."""
-    values = need(data, key, list)
+    return per_seat(need(data, key, list), key, n, low, high, noun)
+
+
+def per_seat(values: Sequence[Any], key: str, n: int, low: int, high: int, noun: str = "number") -> list[int]:
+    """``values`` (the list under ``key``, e.g. already read by :func:`ludoteca.core.shape.read`):
+    ``n`` whole numbers in ``[low, high]``, one per seat; a new list."""
     if len(values) != n:
         raise ValueError(f"{key} must list one {noun} per player ({n}), not {len(values)}")
     return [need_int(x, f"{key}[{seat}]", low, high) for seat, x in enumerate(values)]

@@ -115,6 +115,6 @@ def one_of(*choices: str) -> Resolver:
     def check(value: Any, _: Mapping[str, Any]) -> str:
         if value not in choices:
             raise ValueError(f"expected one of {', '.join(map(repr, choices))}, got {value!r}")
-        return value
+        return str(value)
 
     return check

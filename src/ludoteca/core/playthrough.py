@@ -16,7 +16,7 @@ from ludoteca.core.chance import random_action
 
 def generate(game_name: str, options: dict[str, Any], seed: int, max_actions: int = 400) -> str:
     """The text of a seeded uniformly random game (at most ``max_actions`` actions)."""
-    from ludoteca.registry import load_game
+    from ludoteca.core.registry import load_game
 
     game = load_game(game_name, **options)
     rng = random.Random(seed)

@@ -4,6 +4,11 @@ A record replays to the identical position without any seed::
 
     {"format": "ludoteca-record", "version": 1, "game": "tohm",
      "options": {"players": 2, ...}, "actions": [{"roll": 4}, {"place": [0, 1]}, ...]}
+
+Each action is stored as its canonical JSON. Time spent on an action (EXAGON's hourglass) is
+not part of the action: it is stored beside it as the JSON's ``"elapsed"`` key (RULES.md: any
+EXAGON action may carry it), and replay gives it back to ``apply_action(action, elapsed=...)``
+(through :meth:`State.apply_json`).
 """
 
 from __future__ import annotations
@@ -37,9 +42,15 @@ class Record:
     def start(cls, game: Game, **meta: Any) -> Record:
         return cls(game=game.name, options=game.record_options(), meta=dict(meta))
 
-    def add(self, state: State, action: Action) -> None:
-        """Note ``action`` as played from ``state`` (call before applying it)."""
-        self.actions.append(state.action_to_json(action))
+    def add(self, state: State, action: Action, elapsed: float | None = None) -> None:
+        """Note ``action`` as played from ``state`` (call before applying it), with the seconds
+        spent on it when given (stored as ``"elapsed"``, a float, after the action's keys). A game
+        without a clock (no ``clock_option``) ignores ``elapsed``, as ``apply_action`` does, and its
+        actions are stored without it (their canonical JSON has no such key)."""
+        data = state.action_to_json(action)
+        if elapsed is not None and state.game.clock_option is not None:
+            data["elapsed"] = float(elapsed)
+        self.actions.append(data)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -91,7 +102,7 @@ class Record:
         return cls.loads(text)
 
     def load_game(self) -> Game:
-        from ludoteca.registry import load_game
+        from ludoteca.core.registry import load_game
 
         try:
             return load_game(self.game, **self.options)
@@ -105,7 +116,7 @@ class Record:
             yield state, data
             state = state.clone()
             try:
-                state.apply_action(state.action_from_json(data))
+                state.apply_json(data)
             except ValueError as exc:
                 raise RecordError(f"step {step + 1} ({json.dumps(data)}) does not replay: {exc}") from None
         yield state, None
@@ -115,7 +126,7 @@ class Record:
         state = self.load_game().new_initial_state()
         for step, data in enumerate(self.actions):
             try:
-                state.apply_action(state.action_from_json(data))
+                state.apply_json(data)
             except ValueError as exc:
                 raise RecordError(f"step {step + 1} ({json.dumps(data)}) does not replay: {exc}") from None
         return state

@@ -9,44 +9,52 @@ Importing this module registers every game with ``pyspiel.register_game``::
     game = pyspiel.load_game("ludoteca_tri(players=3,size=4,ties=attacker)")
     game = pyspiel.load_game("ludoteca_tri(players=2,teleport=move)")  # a teleport moves a unit
 
-Game parameters are the game's options (RULES.md names) plus ``players``; an option whose
-ludoteca default depends on other options (TRI ``size``, TOHM ``layout``) or is a list (EXAGON
-``tiles``) takes a *sentinel* meaning "the ludoteca default": ``size=0``, ``layout=""``,
-``tiles=""``. OpenSpiel game strings split parameters on commas, so a layout or a tile set
-travels comma-free: ``layout="3456;6543;3344"`` (rows of digits), ``tiles="0:276768:36:4;..."``
-(``id:sides:star:star_points`` per tile, see :func:`layout_text`, :func:`tiles_text`); JSON
-text or a file path is accepted too and turned into that form, so ``str(game)`` always loads
-again. EXAGON ``clock`` is ``0.0`` = no clock (``None``): research play never reads a wall
-clock, so the adapter's default is ``clock=None``. EXAGON's ``tournament`` mode is not exposed
-(its length has no bound).
+Game parameters are the game's options as each game declares them (``OPTIONS``, RULES.md
+names) plus ``players`` (:func:`parameters`); an option whose ludoteca default depends on other
+options (TRI ``size``, TOHM ``layout``) or is a list or null (EXAGON ``tiles``) takes a
+*sentinel* of its type meaning "the ludoteca default" (:data:`SENTINELS`): ``size=0``,
+``layout=""``, ``tiles=""``. OpenSpiel game strings split parameters on commas, so a list-valued
+option travels comma-free in the form its game's ``encoding`` module gives (``OPTION_TEXTS``):
+``layout="3456;6543;3344"`` (rows of digits, :func:`ludoteca.games.tohm.encoding.layout_text`),
+``tiles="0:276768:36:4;..."`` (``id:sides:star:star_points`` per tile,
+:func:`ludoteca.games.exagon.encoding.tiles_text`); JSON text or a file path is accepted too and
+turned into that form, so ``str(game)`` always loads again. A game's clock option (EXAGON
+``clock``) is ``0.0`` = no clock (``None``): research play never reads a wall clock, so the
+adapter's default is no clock. Options a game's ``encoding`` module leaves unoffered
+(``UNOFFERED_OPTIONS``: EXAGON's ``tournament``, whose length has no bound) are not parameters.
 
-What the adapter declares (:data:`GAME_TYPES`):
+What the adapter declares (:func:`_game_type`):
 
 * SEQUENTIAL, EXPLICIT_STOCHASTIC (every die, deal and tiebreak is a chance node with its
   outcomes), TERMINAL rewards, CONSTANT_SUM with ``utility_sum = 1`` (winners share 1),
   utilities in ``[0, 1]``.
-* TRI is IMPERFECT_INFORMATION: a battle's rolls and cards are secret until the reveal.
-  exactly, TOHM and EXAGON are PERFECT_INFORMATION. EXAGON deals face down but hands are face
-  up once dealt; with a designer's tile set leaving two or more tiles over, those tiles are set
-  aside unseen, but they are exactly the tiles of the public ``tiles`` list that are in no hand
-  and not on the table, and they never come into play: every player knows the same and every
-  history is distinguishable, so the game stays PERFECT_INFORMATION (observations omit
-  ``aside`` as the engine's ``observation(seat)`` does).
+* The information type is the game's own declaration: IMPERFECT_INFORMATION when
+  ``game.has_hidden_information()`` (TRI: a battle's rolls and cards are secret until the
+  reveal), else PERFECT_INFORMATION (exactly, TOHM, EXAGON with its default tile set). A loaded
+  game's ``get_type()`` follows its options; the registered type follows the class's
+  ``hidden_information``.
 * Observation string: the compact JSON of ``state.observation(player)``. Observation tensor:
-  :mod:`ludoteca.interop.encoding`. Information-state string (perfect recall): the action
-  history, with the actions ``player`` cannot see written ``?`` (TRI: the opponent's battle roll
-  and card) until the reveal, when the hidden actions are appended as ``=a,b,..``; it never
-  holds a secret. A state built from a position JSON starts it with what the player sees of
-  that position (secrets inside that position are not resampled by
-  ``resample_from_infostate``). No information-state tensor.
-* ``max_game_length``: player decisions are bounded through ``turn_limit``: exactly and
-  TOHM one decision per turn, TRI four (act, two cards, void), EXAGON ``2 * tiles + 1``
-  (placements, gifts, stop) — see :func:`max_game_length`.
+  :mod:`ludoteca.interop.encoding` (the game's ``encoding`` module). Information-state string
+  (perfect recall): the action history, with the actions ``player`` cannot see (the action's
+  event is not ``to`` them; TRI: the opponent's battle roll and card) written ``?`` until the
+  reveal — an action with a public event besides its own, after which no seat has anything
+  hidden any more (``state.worlds(seat)`` is None for every seat) — where the hidden actions
+  are appended as ``=a,b,..``; it never holds a secret. For a
+  game with hidden information it starts with ``seat N:``. A state built from a position JSON
+  starts it with what the player sees of that position (secrets inside that position are not
+  resampled by ``resample_from_infostate``). No information-state tensor.
+* ``max_game_length``: player decisions are bounded through ``turn_limit`` and the game's
+  ``decisions_per_turn`` (its ``encoding`` module): exactly and TOHM one decision per turn, TRI
+  four (act, two cards, void), EXAGON ``2 * tiles + 1`` (placements, gifts, stop) — see
+  :func:`max_game_length`.
 * Serialization (``pyspiel.serialize_game_and_state`` / ``game.deserialize_state``, pickle)
   stores the action list (and the starting position if the state was built from JSON) and
   replays it: exact by construction.
 * ``state.resample_from_infostate(player, sampler)`` (for IS-MCTS) replays the history with
   the still-secret actions that ``player`` cannot see resampled.
+
+No game is named in this module: everything above comes from the game class, its options and
+its package's ``encoding`` module.
 
 Beyond OpenSpiel's API, a state has ``ludoteca_state`` (the engine's state: read it, don't
 change it) and ``position(seat=None)`` (the observation JSON), and
@@ -57,8 +65,8 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
 
 try:
@@ -72,80 +80,83 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from ludoteca.core.constants import CHANCE
 from ludoteca.core.game import Game, State
+from ludoteca.core.options import Option
 from ludoteca.interop.encoding import Encoder, make_encoder
 from ludoteca.registry import GAMES, game_class, load_game
 
 PREFIX = "ludoteca_"
 
-# Game parameters: OpenSpiel needs a typed default for each one.
-PARAMETERS: dict[str, dict[str, Any]] = {
-    "exactly": {"players": 2, "start_coin": "round", "turn_limit": 1000},
-    "tri": {"players": 2, "size": 0, "ties": "defender", "turn_limit": 1000, "teleport": "claim"},
-    "tohm": {"players": 2, "layout": "", "turn_limit": 1000},
-    "exagon": {"players": 2, "clock": 0.0, "tiles": "", "turn_limit": 1000},
-}
-# Parameter values that mean "the ludoteca default" (not passed on to load_game).
-_UNSET: dict[str, dict[str, Any]] = {"tri": {"size": 0}, "tohm": {"layout": ""}, "exagon": {"tiles": ""}}
-
-_INFORMATION = {"tri": pyspiel.GameType.Information.IMPERFECT_INFORMATION}
-
 _TOKEN_HIDDEN = "?"
 
-
-_LAYOUT_TEXT = re.compile(r"^[3-6]+(;[3-6]+)*$")
-_TILES_TEXT = re.compile(r"^-?\d+:[1-9JX]{6}:\d+:\d+(;-?\d+:[1-9JX]{6}:\d+:\d+)*$")
-
-
-def layout_text(grid: list[list[int]]) -> str:
-    """A TOHM layout as a game-parameter value: rows of digits joined by ``;`` ("345;563;436").
-
-    OpenSpiel's game strings split parameters on commas, so JSON text cannot travel in one."""
-    return ";".join("".join(str(x) for x in row) for row in grid)
+SENTINELS: dict[type, Any] = {int: 0, float: 0.0, str: ""}
+"""The value of an OpenSpiel parameter that means "the ludoteca default", by the type of that
+default: ``0``, ``0.0`` or ``""``. OpenSpiel needs a typed default for each parameter; an option
+whose ludoteca default depends on other options (TRI ``size``, TOHM ``layout``), is a list or is
+null (EXAGON ``tiles``) takes the sentinel of its type (lists and null: ``""``)."""
 
 
-def tiles_text(tiles: list[Mapping[str, Any]]) -> str:
-    """An EXAGON tile list as a game-parameter value: ``id:sides:star:star_points`` joined by
-    ``;`` ("0:276768:36:4;1:...")."""
-    return ";".join(f"{t['id']}:{''.join(str(x) for x in t['sides'])}:{t['star']}:{t['star_points']}"
-                    for t in tiles)
+def _research(cls: type[Game]) -> ModuleType | None:
+    """The game's ``encoding`` module (observation vector, option texts, length bound)."""
+    return cls.part("encoding")
 
 
-def _parse_layout(text: str) -> Any:
-    if _LAYOUT_TEXT.match(text):
-        return [[int(ch) for ch in row] for row in text.split(";")]
-    return text  # JSON text or a path: the engine reads it
+def _option_texts(cls: type[Game]) -> Mapping[str, tuple[Callable[[Game], str], Callable[[str], Any]]]:
+    return getattr(_research(cls), "OPTION_TEXTS", {})
 
 
-def _parse_tiles(text: str) -> Any:
-    if _TILES_TEXT.match(text):
-        tiles = []
-        for item in text.split(";"):
-            tid, sides, star, points = item.split(":")
-            tiles.append({"id": int(tid), "sides": [ch if ch in "JX" else int(ch) for ch in sides],
-                          "star": int(star), "star_points": int(points)})
-        return tiles
-    return text  # a path or JSON text: the engine reads it
+def _typed_default(cls: type[Game], option: Option) -> tuple[Any, bool]:
+    """(OpenSpiel default, whether it is a sentinel) of one of the game's options."""
+    if option.name == cls.clock_option:
+        return 0.0, True  # no clock: research play never reads a wall clock
+    default = option.default
+    if callable(default):
+        default = option.default_for({"players": cls.min_players})
+        return SENTINELS.get(type(default), ""), True
+    if isinstance(default, bool | int | float | str):
+        return default, False
+    return "", True  # a list or null
+
+
+def parameters(cls: type[Game]) -> dict[str, Any]:
+    """The OpenSpiel parameters of a game and their typed defaults: ``players`` and every option
+    the game declares (``OPTIONS``) but those its ``encoding`` module leaves unoffered."""
+    unoffered = set(getattr(_research(cls), "UNOFFERED_OPTIONS", ()))
+    params: dict[str, Any] = {"players": cls.min_players}
+    for option in cls.OPTIONS:
+        if option.name not in unoffered:
+            params[option.name] = _typed_default(cls, option)[0]
+    return params
+
+
+def _sentinels(cls: type[Game]) -> dict[str, Any]:
+    out = {}
+    for option in cls.OPTIONS:
+        value, sentinel = _typed_default(cls, option)
+        if sentinel and option.name != cls.clock_option:
+            out[option.name] = value
+    return out
 
 
 def options_from_params(name: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
     """ludoteca options (``load_game`` kwargs) from OpenSpiel game parameters."""
-    spec = PARAMETERS[name]
+    cls = game_class(name)
+    spec = parameters(cls)
     params = dict(params or {})
     unknown = sorted(set(params) - set(spec))
     if unknown:
         raise ValueError(f"{PREFIX}{name} has no parameter {unknown[0]!r}; its parameters are: "
                          f"{', '.join(sorted(spec))}")
+    unset = _sentinels(cls)
+    texts = _option_texts(cls)
     options: dict[str, Any] = {}
     for key, default in spec.items():
         value = params.get(key, default)
-        if key in _UNSET.get(name, {}) and value == _UNSET[name][key]:
+        if key in unset and value == unset[key]:
             continue
-        if name == "exagon" and key == "clock":
+        if key == cls.clock_option:
             value = None if not value else float(value)
-        elif name == "tohm" and key == "layout" and isinstance(value, str):
-            value = _parse_layout(value)
-        elif name == "exagon" and key == "tiles" and isinstance(value, str):
-            value = _parse_tiles(value)
+        elif key in texts and isinstance(value, str):
+            value = texts[key][1](value)
         options[key] = value
     return options
 
@@ -153,78 +164,61 @@ def options_from_params(name: str, params: Mapping[str, Any] | None) -> dict[str
 def max_game_length(game: Game) -> int:
     """An upper bound on the number of player decisions in a game (not counting chance).
 
-    Every game ends when ``turn`` reaches ``turn_limit``; a turn holds at most one decision
-    (exactly, TOHM), four (TRI: act, attacker card, defender card, void) or ``2 * tiles + 1``
-    (EXAGON: each placement, each gift, and ``stop``).
+    Every game ends when ``turn`` reaches ``turn_limit``; a turn holds at most the number of
+    decisions the game's ``encoding`` module gives (``decisions_per_turn``; 1 when it gives none):
+    exactly and TOHM one, TRI four (act, attacker card, defender card, void), EXAGON
+    ``2 * tiles + 1`` (each placement, each gift, and ``stop``).
     """
-    limit = int(game.options["turn_limit"])
-    if game.name == "tri":
-        return 4 * limit + 4
-    if game.name == "exagon":
-        tiles = len(game.new_initial_state().to_json()["tiles"])
-        return (2 * tiles + 1) * (limit + 1)
-    return limit + 1
+    limit = int(game.options.get("turn_limit", 1 << 20))
+    per_turn = getattr(_research(type(game)), "decisions_per_turn", None)
+    return (per_turn(game) if per_turn is not None else 1) * (limit + 1)
 
 
 # --- hidden information -------------------------------------------------------------------
 
-Visibility = Callable[[State, int], tuple[int, bool]]
-"""``f(state, action) -> (viewer, reveal)`` before ``action`` is applied: ``viewer`` is -1 when
-everyone sees the action, else the only seat that does; ``reveal`` is true when the action
-makes every still-secret action public (after it is applied)."""
-
-
-def _tri_visibility(state: State, action: int) -> tuple[int, bool]:
-    """TRI: a battle roll is seen by its roller, a card by its player, until both cards are down."""
-    data = state.action_to_json(action)
-    if "roll" in data:
-        battle = state.to_json()["battle"]
-        if battle is not None:
-            if battle["step"] == "attacker_roll":
-                return battle["attacker"], False
-            if battle["step"] == "defender_roll":
-                return battle["defender"], False
-        return -1, False
-    if "card" in data:
-        battle = state.to_json()["battle"]
-        return state.current_player(), battle is not None and battle["step"] == "defender_card"
-    return -1, False
-
-
-VISIBILITY: dict[str, Visibility] = {"tri": _tri_visibility}
+def _sees_everything(state: State) -> bool:
+    """True when no seat has anything hidden from it now (every secret so far is revealed)."""
+    return all(state.worlds(seat) is None for seat in range(state.num_players))
 
 
 class _Position:
-    """Holds the engine state and the history; cheap to deep-copy (OpenSpiel's clone)."""
+    """Holds the engine state and the history; cheap to deep-copy (OpenSpiel's clone).
 
-    __slots__ = ("cache", "log", "origin", "state", "visibility")
+    Who saw each action comes from the game: the event of the action (``to``: the seats that
+    may see it, None for everyone). Secrets pending are revealed by an action with a public
+    event besides its own after which no seat has anything hidden any more
+    (``state.worlds(seat)`` is None for every seat)."""
+
+    __slots__ = ("cache", "hidden", "log", "origin", "secrets", "state")
 
     def __init__(self, state: State, origin: dict[str, Any] | None = None) -> None:
         self.state = state
         self.origin = origin
-        self.visibility = VISIBILITY.get(state.game.name)
-        # a linked list, newest first: (parent, action, viewer, revealed actions or None)
+        self.hidden = state.game.has_hidden_information()
+        # a linked list, newest first: (parent, action, seats that saw it or None, revealed actions or None)
         self.log: tuple | None = None
+        # the secret actions since the last reveal, oldest first
+        self.secrets: tuple[int, ...] = ()
         # info-state text per seat, with the log node it describes
         self.cache: dict[int | None, tuple[tuple | None, str]] = {}
 
     def apply(self, action: int) -> None:
         state = self.state
-        if self.visibility is None:
-            state.apply_action(action)
-            self.log = (self.log, action, -1, None)
-            return
-        viewer, reveal = self.visibility(state, action)
-        state.apply_action(action)
+        events = state.apply_action(action)
+        seen = events[0].to
         revealed = None
-        if reveal:
-            pending = [a for a, v, _ in self._since_reveal() if v >= 0]
-            revealed = (*pending, action)
-        self.log = (self.log, action, viewer, revealed)
+        if self.hidden and (self.secrets or seen is not None):
+            # a secret is revealed by a later public event carrying it (core.events), so only an
+            # action with a public event besides its own may reveal: then ask every seat
+            if any(e.to is None for e in events[1:]) and _sees_everything(state):
+                revealed, self.secrets = (*self.secrets, action), ()
+            elif seen is not None:
+                self.secrets = (*self.secrets, action)
+        self.log = (self.log, action, seen, revealed)
 
-    def _since_reveal(self) -> list[tuple[int, int, tuple | None]]:
+    def _since_reveal(self) -> list[tuple[int, frozenset[int] | None, tuple | None]]:
         """Entries after the last reveal, oldest first."""
-        out = []
+        out: list[tuple[int, frozenset[int] | None, tuple | None]] = []
         node = self.log
         while node is not None and node[3] is None:
             out.append((node[1], node[2], node[3]))
@@ -232,7 +226,7 @@ class _Position:
         out.reverse()
         return out
 
-    def entries(self) -> list[tuple[int, int, tuple | None]]:
+    def entries(self) -> list[tuple[int, frozenset[int] | None, tuple | None]]:
         out = []
         node = self.log
         while node is not None:
@@ -258,7 +252,7 @@ class _Position:
         tokens = []
         for entry in reversed(news):
             _, action, viewer, revealed = entry
-            tok = str(action) if viewer < 0 or viewer == seat else _TOKEN_HIDDEN
+            tok = str(action) if viewer is None or seat in viewer else _TOKEN_HIDDEN
             if revealed is not None:
                 tok += "=" + ",".join(map(str, revealed))
             tokens.append(tok)
@@ -271,7 +265,7 @@ class _Position:
             prefix = ""
         text = prefix + " " + " ".join(tokens) if prefix and tokens else prefix or " ".join(tokens)
         self.cache[seat] = (self.log, text)
-        return text if self.visibility is None else f"seat {seat}: {text}"
+        return f"seat {seat}: {text}" if self.hidden else text
 
     def _rebuild(self, seat: int | None) -> str:
         self.cache.pop(seat, None)
@@ -281,7 +275,8 @@ class _Position:
         copy = _Position.__new__(_Position)
         copy.state = self.state.clone()
         copy.origin = self.origin
-        copy.visibility = self.visibility
+        copy.hidden = self.hidden
+        copy.secrets = self.secrets
         copy.log = self.log  # immutable and shared
         copy.cache = dict(self.cache)
         return copy
@@ -399,7 +394,7 @@ class LudotecaState(pyspiel.State):
         (TRI: an opponent's roll and card in the battle in progress) drawn afresh — chance
         outcomes by their probabilities, an opponent's card uniformly among its legal ones."""
         pos = self._pos
-        if pos.visibility is None or not any(v >= 0 and v != player_id for _, v, _ in pos._since_reveal()):
+        if not any(v is not None and player_id not in v for _, v, _ in pos._since_reveal()):
             return self.clone()  # nothing is secret to player_id
         game = self.get_game()
         entries = pos.entries()
@@ -413,7 +408,7 @@ class LudotecaState(pyspiel.State):
             pos.state.game.state_from_json(pos.origin) if pos.origin is not None
             else pos.state.game.new_initial_state(), pos.origin))
         for i, (action, viewer, _) in enumerate(entries):
-            if i > last_reveal and viewer >= 0 and viewer != player_id:
+            if i > last_reveal and viewer is not None and player_id not in viewer:
                 if new.is_chance_node():
                     x, acc = draw(), 0.0
                     outcomes = new.chance_outcomes()
@@ -448,14 +443,14 @@ class LudotecaGame(pyspiel.Game):
             utility_sum=1.0,
             max_game_length=max_game_length(g),
         )
-        full = dict(PARAMETERS[name])
+        cls = type(g)
+        full = parameters(cls)
         full.update(params or {})
         # list-valued options travel in a comma-free form, so that str(game) loads again
-        if name == "tohm" and full["layout"]:
-            full["layout"] = layout_text(g.options["layout"])
-        if name == "exagon" and full["tiles"]:
-            full["tiles"] = tiles_text(g.new_initial_state().to_json()["tiles"])
-        super().__init__(GAME_TYPES[name], info, full)
+        for key, (to_text, _) in _option_texts(cls).items():
+            if full.get(key):
+                full[key] = to_text(g)
+        super().__init__(_game_type(cls, g.has_hidden_information()), info, full)
         self._encoder: Encoder | None = None
 
     @property
@@ -477,14 +472,16 @@ class LudotecaGame(pyspiel.Game):
         return LudotecaObserver(self, iig_obs_type, params)
 
 
-def _game_type(name: str) -> pyspiel.GameType:
-    cls = game_class(name)
+def _game_type(cls: type[Game], hidden: bool) -> pyspiel.GameType:
+    """The game's OpenSpiel type; ``hidden``: IMPERFECT_INFORMATION (the game may hide part of a
+    position from a seat), else PERFECT_INFORMATION."""
+    info = pyspiel.GameType.Information
     return pyspiel.GameType(
-        short_name=PREFIX + name,
+        short_name=PREFIX + cls.name,
         long_name=f"ludoteca {cls.title}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=_INFORMATION.get(name, pyspiel.GameType.Information.PERFECT_INFORMATION),
+        information=info.IMPERFECT_INFORMATION if hidden else info.PERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.CONSTANT_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=cls.max_players,
@@ -493,14 +490,14 @@ def _game_type(name: str) -> pyspiel.GameType:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=PARAMETERS[name],
+        parameter_specification=parameters(cls),
     )
 
 
 GAME_TYPES: dict[str, pyspiel.GameType] = {}
+"""The registered type of each game (information: the class's ``hidden_information``; a loaded
+game's own ``get_type()`` follows ``has_hidden_information()`` for its options)."""
 GAME_CLASSES: dict[str, type[LudotecaGame]] = {}
-UNAVAILABLE: dict[str, str] = {}
-"""Games whose engine could not be imported (name -> reason); not registered."""
 
 
 def register() -> list[str]:
@@ -510,13 +507,9 @@ def register() -> list[str]:
     for name in GAMES:
         short = PREFIX + name
         if name not in GAME_TYPES:
-            try:
-                GAME_TYPES[name] = _game_type(name)
-            except ImportError as exc:  # an engine not written yet
-                UNAVAILABLE[name] = str(exc)
-                continue
-            UNAVAILABLE.pop(name, None)
-            GAME_CLASSES[name] = type(f"Ludoteca{name.capitalize()}Game", (LudotecaGame,),
+            cls = game_class(name)
+            GAME_TYPES[name] = _game_type(cls, cls.hidden_information)
+            GAME_CLASSES[name] = type(f"Ludoteca{cls.__name__}", (LudotecaGame,),
                                       {"GAME_NAME": name, "__module__": __name__})
         if short not in registered:
             pyspiel.register_game(GAME_TYPES[name], GAME_CLASSES[name])

@@ -15,7 +15,8 @@ One module per game, in PettingZoo's own style::
 PettingZoo's ``TerminateIllegalWrapper`` (an illegal action ends the game, reward -1 to its
 author), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``. The keyword arguments are
 the game's options (RULES.md names: ``players``, ``size``, ``turn_limit``...), plus
-``render_mode`` and ``position_info``. EXAGON defaults to ``clock=None`` (no hourglass).
+``render_mode`` and ``position_info``. A game with a clock (EXAGON's hourglass) defaults to
+no clock (``clock=None``).
 
 * Agents ``player_0 … player_{n-1}`` are the seats. Only decision nodes reach the agents:
   chance (dice, deals, tiebreaks) is resolved inside the environment with a
@@ -23,10 +24,12 @@ the game's options (RULES.md names: ``players``, ``size``, ``turn_limit``...), p
   agents' actions (``pettingzoo.test.seed_test`` passes).
 * Actions: ``Discrete(game.num_distinct_actions())``, the engine's integer actions.
 * Observations: ``{"observation": float32 vector, "action_mask": int8 vector}``. The vector is
-  :mod:`ludoteca.interop.encoding`'s, computed from ``state.observation(seat)`` (TRI's secret
-  battle roll and card never leak). The mask is all zeros except for the agent to move.
+  :mod:`ludoteca.interop.encoding`'s (the game's own ``encoding`` module), computed from
+  ``state.observation(seat)`` (TRI's secret battle roll and card never leak). The mask is all
+  zeros except for the agent to move.
 * ``infos[agent]["position"]``: the canonical JSON position as that agent may see it (the
-  same object for every agent in the perfect-information games; don't modify it);
+  same object for every agent when the game has no hidden information,
+  ``game.has_hidden_information()``; don't modify it);
   ``position_info=False`` leaves it out, for speed. The agent to move also finds its legal
   actions as a sorted list in ``infos[agent]["legal_actions"]``: with EXAGON's ~1.5 million
   actions, picking from that list is far cheaper than scanning the mask (if you scan it, use
@@ -37,7 +40,8 @@ the game's options (RULES.md names: ``players``, ``size``, ``turn_limit``...), p
 * ``env.game_state`` is the engine's state (read it, don't change it); ``env.state()`` the
   global state for centralized critics: the full position (TRI: with the secrets) encoded.
 * Rendering: ``"ansi"`` returns ``state.render()``, ``"human"`` prints it, ``"rgb_array"``
-  (TOHM and TRI) draws the board with numpy.
+  draws the board for the games whose package has a ``drawing`` module (TOHM and TRI:
+  ``ludoteca.games.<game>.drawing.rgb_array(position, palette)``).
 """
 
 from __future__ import annotations
@@ -63,11 +67,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from ludoteca.core.chance import sample_chance
 from ludoteca.core.game import Game, State
 from ludoteca.interop.encoding import make_encoder
-from ludoteca.registry import GAMES, load_game
-
-# games whose observation(seat) differs between seats (hidden information)
-_PRIVATE = frozenset({"tri"})
-_RGB = frozenset({"tohm", "tri"})
+from ludoteca.registry import GAMES, game_class, load_game
 
 # seat colours for rgb_array (RGB)
 PALETTE = np.array(
@@ -88,11 +88,14 @@ class LudotecaAECEnv(AECEnv, EzPickle):
         EzPickle.__init__(self, render_mode=render_mode, position_info=position_info, **options)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
-        if self.GAME == "exagon":
-            options.setdefault("clock", None)
+        clock = game_class(self.GAME).clock_option
+        if clock is not None:  # research play never reads a wall clock
+            options.setdefault(clock, None)
         self.game: Game = load_game(self.GAME, **options)
         self.render_mode = render_mode
         self.position_info = position_info
+        self.private = self.game.has_hidden_information()
+        """True when ``observation(seat)`` may differ between seats (computed per seat)."""
         self.encoder = make_encoder(self.game)
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -111,7 +114,7 @@ class LudotecaAECEnv(AECEnv, EzPickle):
         self._rng = random.Random()
         self._positions: dict[int, dict[str, Any]] = {}
         self.game_state: State = self.game.new_initial_state()
-        self.agents = []
+        self.agents: list[str] = []
 
     # --- spaces --------------------------------------------------------------------------
     def state(self) -> np.ndarray:
@@ -144,7 +147,7 @@ class LudotecaAECEnv(AECEnv, EzPickle):
 
     def _position(self, seat: int) -> dict[str, Any]:
         """``state.observation(seat)``, computed once per position (shared when public)."""
-        key = seat if self.GAME in _PRIVATE else -1
+        key = seat if self.private else -1
         position = self._positions.get(key)
         if position is None:
             position = self._positions[key] = self.game_state.observation(seat)
@@ -172,7 +175,7 @@ class LudotecaAECEnv(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.agents[0]
         self._resolve_chance()
         self._after_move()
@@ -218,77 +221,22 @@ class LudotecaAECEnv(AECEnv, EzPickle):
             return None
         return text
 
-    def render_rgb(self) -> np.ndarray:  # pragma: no cover - overridden where available
-        raise NotImplementedError(f"no rgb_array rendering for {self.GAME}")
+    def render_rgb(self) -> np.ndarray:
+        """The board drawn by the game's ``drawing`` module (``rgb_array``)."""
+        drawing = self.game.part("drawing")
+        if drawing is None:
+            raise NotImplementedError(f"no rgb_array rendering for {self.GAME}")
+        return np.asarray(drawing.rgb_array(self.game_state.to_json(), PALETTE), dtype=np.uint8)
 
     def close(self) -> None:
         pass
 
 
-class _TohmEnv(LudotecaAECEnv):
-    CELL = 32
-
-    def render_rgb(self) -> np.ndarray:
-        """Cells shaded by their number (3 light … 6 dark), tokens as seat-coloured squares."""
-        pos = self.game_state.to_json()
-        rows, cols, c = pos["rows"], pos["cols"], self.CELL
-        img = np.full((rows * c + 1, cols * c + 1, 3), 40, dtype=np.uint8)
-        shade = {3: 235, 4: 210, 5: 185, 6: 160}
-        for r in range(rows):
-            for k in range(cols):
-                y, x = r * c, k * c
-                img[y + 1:y + c, x + 1:x + c] = shade[pos["layout"][r][k]]
-                holder = pos["board"][r][k]
-                if holder is not None:
-                    m = c // 5
-                    img[y + m:y + c - m + 1, x + m:x + c - m + 1] = PALETTE[holder % len(PALETTE)]
-                # the cell's number as pips along the top edge
-                for i in range(pos["layout"][r][k]):
-                    img[y + 3:y + 5, x + 3 + 4 * i:x + 5 + 4 * i] = 60
-        return img
-
-
-class _TriEnv(LudotecaAECEnv):
-    CELL = 32
-
-    def _masks(self) -> np.ndarray:
-        c = self.CELL
-        yy, xx = np.mgrid[0:c, 0:c] + 0.5
-        dy, dx = yy - c / 2, xx - c / 2
-        north = (dy < 0) & (abs(dx) <= -dy)
-        south = (dy >= 0) & (abs(dx) <= dy)
-        east = (dx > 0) & ~north & ~south
-        west = (dx <= 0) & ~north & ~south
-        return np.stack([north, east, south, west])
-
-    def render_rgb(self) -> np.ndarray:
-        """Each square cut into its four triangles, coloured by their holder (grey: empty)."""
-        pos = self.game_state.to_json()
-        n, c = pos["size"], self.CELL
-        masks = getattr(self, "_tri_masks", None)
-        if masks is None:
-            masks = self._tri_masks = self._masks()
-        img = np.full((n * c + 1, n * c + 1, 3), 30, dtype=np.uint8)
-        owner = pos["owner"]
-        for r in range(n):
-            for k in range(n):
-                block = np.full((c, c, 3), 225, dtype=np.uint8)
-                for d, name in enumerate("NESW"):
-                    holder = owner.get(f"{r},{k},{name}")
-                    if holder is not None:
-                        block[masks[d]] = PALETTE[holder % len(PALETTE)]
-                block[0, :] = block[:, 0] = 30
-                img[r * c:(r + 1) * c, k * c:(k + 1) * c] = block
-        return img
-
-
-_BASES = {"tohm": _TohmEnv, "tri": _TriEnv}
-
-
 def _make_module(name: str) -> types.ModuleType:
     env_name = f"ludoteca_{name}_v0"
-    modes = ["ansi", "human"] + (["rgb_array"] if name in _RGB else [])
-    raw = type("raw_env", (_BASES.get(name, LudotecaAECEnv),), {
+    drawing = game_class(name).part("drawing")
+    modes = ["ansi", "human"] + (["rgb_array"] if hasattr(drawing, "rgb_array") else [])
+    raw = type("raw_env", (LudotecaAECEnv,), {
         "GAME": name,
         "metadata": {"render_modes": modes, "name": env_name, "is_parallelizable": False, "render_fps": 2},
         "__module__": f"{__name__}.{env_name}",
@@ -303,25 +251,16 @@ def _make_module(name: str) -> types.ModuleType:
         return wrappers.OrderEnforcingWrapper(e)
 
     module = types.ModuleType(f"{__name__}.{env_name}", f"ludoteca {name} for PettingZoo.")
-    module.raw_env = raw
-    module.env = env
+    module.raw_env = raw  # type: ignore[attr-defined]
+    module.env = env  # type: ignore[attr-defined]
     env.__module__ = module.__name__
     sys.modules[module.__name__] = module
     return module
 
 
-ludoteca_exactly_v0 = _make_module("exactly")
-ludoteca_tri_v0 = _make_module("tri")
-ludoteca_tohm_v0 = _make_module("tohm")
-ludoteca_exagon_v0 = _make_module("exagon")
-
-ENVIRONMENTS: dict[str, types.ModuleType] = {
-    "exactly": ludoteca_exactly_v0,
-    "tri": ludoteca_tri_v0,
-    "tohm": ludoteca_tohm_v0,
-    "exagon": ludoteca_exagon_v0,
-}
-assert set(ENVIRONMENTS) == set(GAMES)
+ENVIRONMENTS: dict[str, types.ModuleType] = {name: _make_module(name) for name in GAMES}
+"""``ludoteca_<game>_v0`` by game name; each is also this module's attribute of that name."""
+globals().update({module.__name__.rsplit(".", 1)[1]: module for module in ENVIRONMENTS.values()})
 
 
 def env(game: str, **kwargs: Any) -> AECEnv:

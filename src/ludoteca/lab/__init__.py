@@ -3,7 +3,8 @@
 * :mod:`~ludoteca.lab.plan` — command-line choices (agents, options, sweeps) to a run spec;
 * :mod:`~ludoteca.lab.runner` — derived seeds, one game to one row, batches on local
   processes or Ray;
-* :mod:`~ludoteca.lab.probes` — the turn and each seat's score, read fast from a position;
+* :mod:`~ludoteca.lab.probes` — what the lab reads from a position, through the engine contract
+  only (scores, turns, end reason, the game's declared counters): the lab names no game;
 * :mod:`~ludoteca.lab.store` — the run's directory: ``run.json`` and ``games.jsonl`` (resumable);
 * :mod:`~ludoteca.lab.session` — a run with a progress bar (shared by ``lab`` and ``arena``);
 * :mod:`~ludoteca.lab.stats` — Wilson intervals, binomial, chi-square, z and t tests, ratio

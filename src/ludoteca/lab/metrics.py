@@ -4,12 +4,15 @@ Conventions (also in ``docs/lab.md``):
 
 * A seat's **win rate** is the mean of its returns: a win shared by ``k`` players counts
   ``1/k``, so the rates of all seats add up to 1 and the fair share is ``1/n``.
-* The **first player** is the seat whose turn came first (TRI and TOHM: seat 0; exactly: the
-  roll-off winner; EXAGON: the holder of the 39). **Play order** ``p`` is the seat ``p``
-  places after the first player, clockwise.
+* The **first player** is the seat that took the first decision of the game (after any
+  chance nodes such as a roll-off or a deal). **Play order** ``p`` is the seat ``p`` places
+  after the first player, clockwise.
 * A **shared win** (two or more winners) is ludoteca's draw.
-* **Detailed games** (every ``detail``-th game, 4 by default) also measure each decision:
+* **Detailed games** (every ``detail``-th game, 8 by default) also measure each decision:
   branching factor, decision factor, drama and lead changes come from them.
+* **Game figures** come from the game's own declarations (``Game.counters``, read with
+  ``State.counters()`` at the end of each game) and its end reasons (``State.end_reason()``):
+  nothing here knows a game by name.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from ludoteca.core.game import Counter as Declared
 from ludoteca.lab import stats
+from ludoteca.lab.probes import DEFAULT_END
 from ludoteca.lab.runner import Row, RunSpec
 
 SAMPLING_UNIT = (
@@ -49,12 +54,12 @@ DEFINITIONS: dict[str, str] = {
                        "the detailed games as the unit).",
     "drama": "Among detailed games with a single winner: share in which the winner was strictly "
              "behind the leader at mid-game — the scores as they stood when turn floor(T/2) of a "
-             "T-turn game was played — by the game's score: exactly: euros; TRI: units; TOHM: "
-             "trophies; EXAGON: fewest tiles in hand.",
+             "T-turn game was played — by the game's own score (its scores(), the measure turn_limit "
+             "uses; see the score line above).",
     "lead_changes": "Mean number of times the sole leader by the game's score (read at each "
                     "decision) became another player (detailed games).",
-    "dice_rolled": "Mean number of chance nodes per game: die rolls (exactly's roll-off included), "
-                   "TRI's battle, income and tie-break draws, EXAGON's deal of each tile.",
+    "dice_rolled": "Mean number of chance nodes per game: every die roll, draw and deal, those that "
+                   "decide who starts included.",
 }
 
 
@@ -155,8 +160,19 @@ def agent_table(spec: RunSpec, rows: Sequence[Row]) -> list[dict[str, Any]]:
     return out
 
 
-def summarise_variant(spec: RunSpec, rows: Sequence[Row]) -> dict[str, Any]:
-    """Every figure of one variant's rows."""
+def declared_counters(game: str) -> tuple[Declared, ...]:
+    """The figures a game declares for the lab (``Game.counters``)."""
+    from ludoteca.registry import game_class
+
+    return tuple(game_class(game).counters)
+
+
+def summarise_variant(spec: RunSpec, rows: Sequence[Row], counters: Sequence[Declared] | None = None,
+                      endings: Sequence[str] | None = None) -> dict[str, Any]:
+    """Every figure of one variant's rows. ``counters``: the game's declarations (default: read
+    from the game); ``endings``: the end reasons to report (default: those of ``rows``)."""
+    if counters is None:
+        counters = declared_counters(spec.game)
     n = spec.players
     g = len(rows)
     by_seat = seat_values(rows, n)
@@ -225,33 +241,43 @@ def summarise_variant(spec: RunSpec, rows: Sequence[Row]) -> dict[str, Any]:
         "shared_wins": _rate(shared, g),
         "turn_limit": _rate(limited, g),
         "metrics": metrics,
-        "figures": game_figures(spec.game, rows),
+        "figures": game_figures(counters, rows, endings),
         "counters": counter_table(rows),
     }
 
 
-# --- game-specific figures ------------------------------------------------------------------
+# --- game figures: the game's declared counters and its end reasons -------------------------------
 #
 # Every figure keeps its per-game material (``Samples``): the game is the sampling unit of
-# every interval and test (see :mod:`ludoteca.lab.stats`). Kinds:
+# every interval and test (see :mod:`ludoteca.lab.stats`). Kinds, from the declaration:
 #
-# * ``proportion`` — a share of events pooled over games (x_i of n_i events in game i):
-#   Wilson interval on the effective number of events (cluster-robust variance);
-# * ``ratio`` — events per event pooled over games (e.g. battles per turn): R ± 1.96 se,
-#   cluster-robust;
-# * ``mean`` — a per-game count (e.g. battles per game): t interval of the mean.
+# * ``share_per_game`` -> ``proportion`` of games where the counter is non-zero: Wilson interval;
+# * ``share_per_event`` -> the counter out of ``of`` (another counter, or ``turns``), events pooled
+#   over games (x_i of n_i in game i): a ``proportion`` with the Wilson interval on the effective
+#   number of events (cluster-robust variance); a ``ratio`` (R ± 1.96 se, cluster-robust) when a
+#   game counts more than its ``of`` (e.g. two tokens scored by one move);
+# * ``ratio_per_event`` -> ``ratio``: the counter per ``of`` (may exceed 1, e.g. bonuses per turn),
+#   events pooled over games: R ± 1.96 se, cluster-robust;
+# * ``mean_per_game`` -> ``mean``: t interval of the per-game mean.
+#
+# End reasons (``State.end_reason()``) give one ``proportion`` of games each.
 
 
 Samples = tuple[list[float], list[float] | None]
 """Per game: ``(x, n)`` for a proportion or a ratio, ``(x, None)`` for a per-game mean."""
+
+KINDS = ("share_per_game", "share_per_event", "ratio_per_event", "mean_per_game")
+TURNS = "turns"
+"""``of`` naming the player turns of the game (the lab knows them for every game)."""
 
 
 def _col(rows: Sequence[Row], key: str) -> list[float]:
     return [float(r["counters"].get(key, 0) or 0) for r in rows]
 
 
-def _has(rows: Sequence[Row], *keys: str) -> bool:
-    return bool(rows) and all(k in rows[0]["counters"] for k in keys)
+def _present(rows: Sequence[Row], key: str) -> bool:
+    """True when the rows carry counter ``key`` (rows of an older engine may not)."""
+    return any(key in r["counters"] for r in rows)
 
 
 def figure_stats(kind: str, xs: Sequence[float], ns: Sequence[float] | None) -> dict[str, Any]:
@@ -272,83 +298,97 @@ def figure_stats(kind: str, xs: Sequence[float], ns: Sequence[float] | None) -> 
 
 
 def _fig(name: str, definition: str, kind: str, xs: list[float], ns: list[float] | None = None,
-         ) -> tuple[dict[str, Any], Samples]:
-    fig: dict[str, Any] = {"name": name, "kind": kind, "definition": definition}
+         **extra: Any) -> tuple[dict[str, Any], Samples]:
+    fig: dict[str, Any] = {"name": name, "kind": kind, "definition": definition, **extra}
     fig.update(figure_stats(kind, xs, ns))
     return fig, (xs, ns)
 
 
-def _figures(game: str, rows: Sequence[Row]) -> list[tuple[dict[str, Any], Samples]]:
-    """The figures designers asked for, game by game (from ``counters()``), each with its
-    per-game material."""
+def label(name: str) -> str:
+    """A counter's name as words: ``"cap_blocks"`` -> ``"cap blocks"``."""
+    return name.replace("_", " ")
+
+
+def check_declaration(d: Declared, declared: set[str]) -> str | None:
+    """Why the lab cannot read declaration ``d`` (None: it can)."""
+    if d.kind not in KINDS:
+        return f"unknown kind {d.kind!r} (the kinds are: {', '.join(KINDS)})"
+    if d.kind in ("share_per_event", "ratio_per_event") and (d.of or TURNS) not in declared | {TURNS}:
+        return f"'of' names {d.of!r}, which is neither a counter of the game nor {TURNS!r}"
+    return None
+
+
+def _counter_figure(d: Declared, rows: Sequence[Row], declared: set[str],
+                    ) -> tuple[dict[str, Any], Samples] | None:
+    """The figure of one declared counter, or None when the rows do not carry it."""
+    if check_declaration(d, declared) is not None or not _present(rows, d.name):
+        return None
+    xs = _col(rows, d.name)
+    doc = d.doc[:1].upper() + d.doc[1:].rstrip(".")
+    if d.kind == "share_per_game":
+        return _fig(label(d.name), f"{doc}. Share of games where it is non-zero.", "proportion",
+                    [1.0 if x else 0.0 for x in xs], [1.0] * len(rows), counter=d.name, counter_kind=d.kind)
+    if d.kind == "mean_per_game":
+        what = doc if doc.lower().endswith("per game") else f"{doc}. Mean per game"
+        return _fig(label(d.name), f"{what}.", "mean", xs, counter=d.name, counter_kind=d.kind)
+    of = d.of or TURNS
+    if of in declared:
+        if not _present(rows, of):
+            return None
+        ns = _col(rows, of)
+    else:
+        ns = [float(r["turns"]) for r in rows]
+    bounded = d.kind == "share_per_event" and all(x <= n for x, n in zip(xs, ns, strict=True))
+    return _fig(label(d.name), f"{doc}. Pooled over games: {label(d.name)} / {label(of)}.",
+                "proportion" if bounded else "ratio", xs, ns, counter=d.name, counter_kind=d.kind, of_counter=of)
+
+
+def unread_counters(counters: Sequence[Declared]) -> list[dict[str, str]]:
+    """The declarations the lab cannot read, with the reason (the report lists them)."""
+    declared = {d.name for d in counters}
+    out = []
+    for d in counters:
+        why = check_declaration(d, declared)
+        if why is not None:
+            out.append({"name": d.name, "reason": why})
+    return out
+
+
+def end_reasons(rows: Sequence[Row]) -> list[str]:
+    """The end reasons of ``rows``, sorted; none when no game gave a reason of its own."""
+    reasons = sorted({r["end"] for r in rows if isinstance(r.get("end"), str) and r["end"]})
+    return [] if reasons == [DEFAULT_END] else reasons
+
+
+def _ending_figures(rows: Sequence[Row], endings: Sequence[str] | None) -> list[tuple[dict[str, Any], Samples]]:
+    """One share of games per end reason (``State.end_reason()``)."""
+    if endings is None:
+        endings = end_reasons(rows)
+    ones = [1.0] * len(rows)
+    return [_fig(f"games ended by {reason}", f"Share of games whose end reason (end_reason()) was {reason!r}.",
+                 "proportion", [1.0 if r.get("end") == reason else 0.0 for r in rows], ones, ending=reason)
+            for reason in endings]
+
+
+def _figures(counters: Sequence[Declared], rows: Sequence[Row], endings: Sequence[str] | None = None,
+             ) -> list[tuple[dict[str, Any], Samples]]:
+    """The game's figures: how its games ended, then each counter it declares (in its order),
+    each with its per-game material."""
     if not rows:
         return []
-    figs: list[tuple[dict[str, Any], Samples]] = []
-    add = figs.append
-    turns = [float(r["turns"]) for r in rows]
-    if game == "exactly" and _has(rows, "rounds", "euros"):
-        rounds = _col(rows, "rounds")
-        add(_fig("euros per round", "1-euro tokens awarded / rounds completed (two players can score on one "
-                 "move)", "ratio", _col(rows, "euros"), rounds))
-        add(_fig("rounds per game", "rounds completed by a scoring move, per game", "mean", rounds))
-        if _has(rows, "question_rounds"):
-            add(_fig("rounds decided by a ?", "share of rounds whose scoring move was made on a '?' roll",
-                     "proportion", _col(rows, "question_rounds"), rounds))
-        if _has(rows, "cap_blocks"):
-            caps = _col(rows, "cap_blocks")
-            add(_fig("turns limited by the 150-cent cap", "share of turns in which the cap forbade at least "
-                     "one move of the rolled value that would otherwise be legal", "proportion", caps, turns))
-            add(_fig("cap blocks per round", "turns limited by the cap / rounds completed", "ratio", caps, rounds))
-    elif game == "tri" and _has(rows, "battles"):
-        add(_fig("eliminations per game", "players eliminated, per game", "mean", _col(rows, "eliminations")))
-        add(_fig("squares closed per game", "times a square became closed (all four triangles one player's), "
-                 "per game", "mean", _col(rows, "squares_closed")))
-        battles = _col(rows, "battles")
-        add(_fig("battles per game", "attacks played, per game", "mean", battles))
-        add(_fig("battles per turn", "battles / player turns", "ratio", battles, turns))
-        if _has(rows, "teleports"):
-            add(_fig("teleports per game", "teleports played, per game", "mean", _col(rows, "teleports")))
-        won_all = [0.0] * len(rows)
-        for k in (1, 2, 3):
-            dice = "die" if k == 1 else "dice"
-            wk = _col(rows, f"attacker_wins_k{k}")
-            won_all = [a + b for a, b in zip(won_all, wk, strict=True)]
-            add(_fig(f"attacker win rate, {k} {dice}", f"battles won by an attacker rolling {k} {dice} (units "
-                     f"adjacent to the target) / such battles, over all games", "proportion", wk,
-                     _col(rows, f"battles_k{k}")))
-        add(_fig("attacker win rate, all battles", "battles won by the attacker / battles", "proportion",
-                 won_all, battles))
-    elif game == "tohm" and _has(rows, "trophies_given"):
-        add(_fig("trophies per turn", "trophies given / player turns", "ratio", _col(rows, "trophies_given"), turns))
-        if _has(rows, "tris", "tris_for_others"):
-            tris = _col(rows, "tris")
-            add(_fig("tris made by others' moves", "share of tris scored by a move of another player than the "
-                     "owner (a 2 moved someone else's token into line)", "proportion",
-                     _col(rows, "tris_for_others"), tris))
-            add(_fig("tris per game", "tris scored, per game", "mean", tris))
-    elif game == "exagon" and _has(rows, "placements"):
-        ones = [1.0] * len(rows)
-        for reason, label in (("blocked", "blocked games"), ("last_tile", "wins by last tile"),
-                              ("perfect_fit", "wins by perfect fit"), ("turn_limit", "games stopped by turn_limit")):
-            ended = [1.0 if r["counters"].get("end") == reason else 0.0 for r in rows]
-            add(_fig(label, f"share of games that ended with end reason {reason!r}", "proportion", ended, ones))
-        add(_fig("perfect fits per game", "tiles placed with 6 connections, per game", "mean",
-                 _col(rows, "perfect_fits")))
-        add(_fig("bonuses earned per turn", "bonus tiles earned (3/4/5 connections: 1/2/3) / player turns",
-                 "ratio", _col(rows, "bonuses_earned"), turns))
-        add(_fig("bonuses spent per turn", "bonuses spent (to go on after a one-connection tile, or to give a "
-                 "tile) / player turns", "ratio", _col(rows, "bonuses_spent"), turns))
-        add(_fig("tiles given per game", "tiles given to a player holding one, per game", "mean",
-                 _col(rows, "tiles_given")))
-        add(_fig("placements per turn", "tiles placed / player turns", "ratio", _col(rows, "placements"), turns))
-        add(_fig("passes per turn", "turns ended by pass (no legal placement) / player turns", "ratio",
-                 _col(rows, "passes"), turns))
+    figs = _ending_figures(rows, endings)
+    declared = {d.name for d in counters}
+    for d in counters:
+        fig = _counter_figure(d, rows, declared)
+        if fig is not None:
+            figs.append(fig)
     return figs
 
 
-def game_figures(game: str, rows: Sequence[Row]) -> list[dict[str, Any]]:
-    """The figures designers asked for, game by game, with their 95% intervals."""
-    return [f for f, _ in _figures(game, rows)]
+def game_figures(counters: Sequence[Declared], rows: Sequence[Row], endings: Sequence[str] | None = None,
+                 ) -> list[dict[str, Any]]:
+    """The game's figures with their 95% intervals (see :func:`_figures`)."""
+    return [f for f, _ in _figures(counters, rows, endings)]
 
 
 def counter_table(rows: Sequence[Row]) -> dict[str, Any]:
@@ -405,9 +445,12 @@ def _figure_row(name: str, kind: str, s1: Samples, s0: Samples) -> dict[str, Any
 
 
 def compare(spec: RunSpec, base: dict[str, Any], base_rows: Sequence[Row],
-            other: dict[str, Any], other_rows: Sequence[Row]) -> list[dict[str, Any]]:
+            other: dict[str, Any], other_rows: Sequence[Row], counters: Sequence[Declared] | None = None,
+            endings: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """A variant against the baseline: each difference and its significance (unadjusted; see
     :func:`adjust_for_multiple_comparisons`)."""
+    if counters is None:
+        counters = declared_counters(spec.game)
     n0, n1 = base["games"], other["games"]
     n = spec.players
     out = [_rates_row("first player win rate", order_values(other_rows, n)[0], order_values(base_rows, n)[0])]
@@ -420,8 +463,8 @@ def compare(spec: RunSpec, base: dict[str, Any], base_rows: Sequence[Row],
     d0, d1 = base["metrics"]["drama"], other["metrics"]["drama"]
     out.append(_proportion_row("drama", d1["count"], d1["games"], d0["count"], d0["games"]))
     out.append(_welch_row("mean turns", [r["turns"] for r in other_rows], [r["turns"] for r in base_rows]))
-    figs0 = {f["name"]: (f, samples) for f, samples in _figures(spec.game, base_rows)}
-    for f1, s1 in _figures(spec.game, other_rows):
+    figs0 = {f["name"]: (f, samples) for f, samples in _figures(counters, base_rows, endings)}
+    for f1, s1 in _figures(counters, other_rows, endings):
         hit = figs0.get(f1["name"])
         if hit is not None:
             out.append(_figure_row(f1["name"], f1["kind"], s1, hit[1]))
@@ -452,32 +495,40 @@ def adjust_for_multiple_comparisons(comparisons: list[dict[str, Any]]) -> dict[s
     }
 
 
-def summarise(spec: RunSpec, rows: Sequence[Row], games: int) -> dict[str, Any]:
-    """The whole run: every variant, and each variant compared with the first one."""
+def summarise(spec: RunSpec, rows: Sequence[Row], games: int, counters: Sequence[Declared] | None = None,
+              ) -> dict[str, Any]:
+    """The whole run: every variant, and each variant compared with the first one.
+    ``counters``: the game's declarations (default: read from the game)."""
     from ludoteca.registry import game_class
 
+    cls = game_class(spec.game)
+    if counters is None:
+        counters = tuple(cls.counters)
     by_variant: dict[str, list[Row]] = {v.key: [] for v in spec.variants}
     for r in rows:
         if r["variant"] in by_variant and r["game"] < games:
             by_variant[r["variant"]].append(r)
     for lst in by_variant.values():
         lst.sort(key=lambda r: r["game"])
-    variants = []
-    for v in spec.variants:
-        summary = summarise_variant(spec, by_variant[v.key])
-        variants.append({"key": v.key, "overrides": v.overrides, "options": v.options, **summary})
+    endings = end_reasons([r for lst in by_variant.values() for r in lst])
+    variants: list[dict[str, Any]] = []
+    for variant in spec.variants:
+        summary = summarise_variant(spec, by_variant[variant.key], counters, endings)
+        variants.append({"key": variant.key, "overrides": variant.overrides, "options": variant.options, **summary})
     comparisons = []
     if len(variants) > 1:
         b = variants[0]
         for v in variants[1:]:
             comparisons.append({
                 "variant": v["key"], "baseline": b["key"],
-                "rows": compare(spec, b, by_variant[b["key"]], v, by_variant[v["key"]]),
+                "rows": compare(spec, b, by_variant[b["key"]], v, by_variant[v["key"]], counters, endings),
             })
     multiple = adjust_for_multiple_comparisons(comparisons) if comparisons else None
     return {
         "format": FORMAT, "version": VERSION,
-        "game": spec.game, "title": game_class(spec.game).title, "players": spec.players,
+        "game": spec.game, "title": cls.title, "players": spec.players, "score_name": cls.score_name,
+        "counters_declared": [{"name": d.name, "kind": d.kind, "of": d.of, "doc": d.doc} for d in counters],
+        "counters_unread": unread_counters(counters),
         "lineup": list(spec.lineup), "rotate": spec.rotate, "seed": spec.seed, "detail": spec.detail,
         "games_per_variant": games, "complete": all(v["games"] >= games for v in variants),
         "alpha": stats.ALPHA, "definitions": DEFINITIONS,

@@ -2,11 +2,11 @@
 
 Sweeps: ``--sweep name=v1,v2`` (repeatable) runs every combination of the listed values.
 The word ``default`` stands for "this option left at the game's default" (e.g.
-``--sweep layout=default,my.json`` compares a designer's TOHM board with the standard one);
+``--sweep layout=default,my.json`` compares a designer's board with the standard one);
 a file actually named ``default`` is written ``./default``. Values are read like ``--option``
 values (numbers, ``true``/``false``, ``null``, else text such as a file path). Sweeping is
-generic: any option of any game, whatever its type (numbers, words such as TRI's
-``teleport=claim,move`` or exactly's ``start_coin=round,game,never``, file paths). A value
+generic: any option of any game, whatever its type (numbers, words such as
+``teleport=claim,move`` or ``start_coin=round,game,never``, file paths). A value
 read as a number or a truth value that the game refuses is tried again as the text itself (a
 layout file named ``5``, a word option whose value looks like ``yes``).
 """
@@ -110,15 +110,15 @@ def build_spec(
         base["players"] = players
     if "players" in base and not isinstance(base["players"], int):
         raise ValueError(f"players must be a whole number, not {base['players']!r}")
-    if any(o.name == "clock" for o in cls.OPTIONS) and "clock" not in base:
-        base["clock"] = None  # the lab plays EXAGON without the hourglass
+    if cls.clock_option is not None and cls.clock_option not in base:
+        base[cls.clock_option] = None  # the lab spends no time: games with a clock play without it
     parsed = [parse_sweep(s) for s in sweeps]
     names = [n for n, _ in parsed]
-    for n in names:
-        if names.count(n) > 1:
-            raise ValueError(f"--sweep {n} is given twice; list all its values in one --sweep")
-        if n in options or (n == "players" and players is not None):
-            raise ValueError(f"{n} is given both as --option/--players and as --sweep; keep one")
+    for opt in names:
+        if names.count(opt) > 1:
+            raise ValueError(f"--sweep {opt} is given twice; list all its values in one --sweep")
+        if opt in options or (opt == "players" and players is not None):
+            raise ValueError(f"{opt} is given both as --option/--players and as --sweep; keep one")
     variants: list[Variant] = []
     combos = itertools.product(*[values for _, values in parsed]) if parsed else [()]
     for combo in combos:
@@ -136,12 +136,12 @@ def build_spec(
         except ValueError as exc:
             raise ValueError(f"{key}: {exc}" if parsed else str(exc)) from None
         variants.append(Variant(key, overrides, g.record_options()))
-    n_players = {v.options.get("players") for v in variants}
+    n_players = {int(v.options["players"]) for v in variants}
     if len(n_players) != 1:
         raise ValueError("--sweep cannot change the number of players (the agents are given per seat)")
     n = n_players.pop()
-    lineup = lineup_for(agents, int(n), fill=fill)
+    lineup = lineup_for(agents, n, fill=fill)
     check_agents(lineup, name)
     if detail < 0:
         raise ValueError(f"--detail takes 0 (no detailed games) or more, not {detail}")
-    return RunSpec(name, int(n), lineup, int(seed), tuple(variants), rotate, detail)
+    return RunSpec(name, n, lineup, int(seed), tuple(variants), rotate, detail)

@@ -1,156 +1,72 @@
-"""What the lab reads from a position, game by game: the turn count and each seat's score.
+"""What the lab reads from a position: only the engine contract (:mod:`ludoteca.core.game`).
 
-The engine contract gives every position a canonical JSON form with ``turn`` and each game's
-score (RULES.md, "Score for turn_limit"): exactly — 1-euro tokens; TRI — units owned;
-TOHM — trophies; EXAGON — fewer tiles in hand is better (so the score is minus the hand
-size). Reading the JSON at every turn would slow the simulation down, so a :class:`Probe`
-looks for the same figures in the state's attributes (``turn``, ``euros``, ``trophies``,
-``hands``, TRI's ``units()``) and uses them only after checking, on a short random game,
-that they agree with the JSON. An engine that stores them differently still works, more
-slowly.
+* each seat's score: :meth:`State.scores` (the game's own measure, the one ``turn_limit``
+  uses; higher is better);
+* the player turns: :meth:`State.turns_played` (the position JSON's ``turn``);
+* why the game ended: :meth:`State.end_reason`;
+* the game's figures: :meth:`State.counters`, as the game declares them in ``Game.counters``.
+
+Nothing here knows a game by name: a new game gets every figure the lab reports by
+implementing the contract. A game without ``scores()`` still runs; the lab then measures no
+drama or lead changes (:attr:`Probe.has_scores` is False).
 """
 
 from __future__ import annotations
 
 import math
-import random
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
-from ludoteca.core.chance import random_action
-from ludoteca.core.game import Game, State
+from ludoteca.core.game import Counter, Game, State
 
-Scores = tuple[float, ...]
-
-
-def _json_scores(name: str, n: int) -> Callable[[dict[str, Any]], Scores]:
-    """Each seat's score (higher is better) from the canonical position JSON."""
-    if name == "exactly":
-        return lambda d: tuple(d["euros"])
-    if name == "tohm":
-        return lambda d: tuple(d["trophies"])
-    if name == "tri":
-        def tri(d: dict[str, Any]) -> Scores:
-            units = [0] * n
-            for seat in d["owner"].values():
-                units[seat] += 1
-            return tuple(units)
-        return tri
-    if name == "exagon":
-        return lambda d: tuple(-len(h) for h in d["hands"])
-    # an unknown game: no score (drama is then not measured)
-    return lambda d: (0,) * n
-
-
-def _identity(value: Any) -> Scores:
-    return tuple(value)
-
-
-def _minus_lengths(value: Any) -> Scores:
-    return tuple(-len(h) for h in value)
-
-
-def _copy_lists(value: Any) -> Any:
-    return [x[:] for x in value]
-
-
-def _score_attrs(name: str) -> list[tuple[str, Callable[[Any], Scores], Callable[[Any], Any]]]:
-    """Candidate ``(attribute, conversion, snapshot)``: the score is
-    ``conversion(state.<attribute>)``; ``snapshot`` copies the attribute's value."""
-    if name == "exactly":
-        return [("euros", _identity, list)]
-    if name == "tohm":
-        return [("trophies", _identity, list)]
-    if name == "exagon":
-        return [("hands", _minus_lengths, _copy_lists)]
-    return []
-
-
-def _score_methods(name: str, n: int) -> list[Callable[[State], Scores]]:
-    """Candidate score readers calling the state's methods, checked before use."""
-    if name == "tri":
-        return [lambda s: tuple(s.units())]  # type: ignore[attr-defined]
-    return []
+TURN_LIMIT = "turn_limit"
+"""The ``end_reason()`` of a game stopped by its ``turn_limit`` option."""
+DEFAULT_END = "over"
+"""The ``end_reason()`` of a game that gives no reason of its own (``State.end_reason``'s default)."""
+ROUNDS = "rounds"
+"""A counter of this name, when a game declares one, is the lab's count of rounds."""
 
 
 class Probe:
-    """Fast read-outs of a game's positions, checked once against the canonical JSON."""
+    """What the lab can read from the positions of one game (its options resolved)."""
 
-    def __init__(self, game: Game, check_seed: int = 12345) -> None:
-        self.name = game.name
-        self.n = n = game.num_players
+    def __init__(self, game: Game) -> None:
+        self.n = game.num_players
         self.turn_limit: int | None = game.options.get("turn_limit")
-        self._json_scores = _json_scores(self.name, n)
-        samples = _sample_states(game, check_seed)
-        jsons = [s.to_json() for s in samples]
+        self.counters: tuple[Counter, ...] = tuple(game.counters)
+        """The figures the game declares (``Game.counters``)."""
+        initial = game.new_initial_state()
+        self.has_scores = _has_scores(initial)
+        """True when the game implements ``scores()`` (drama and lead changes need it)."""
+        names = {d.name for d in self.counters}
+        self.rounds_in_position = ROUNDS not in names and "round" in initial.to_json()
+        """True when the rounds are read from the final position's ``round`` (no ``rounds`` counter)."""
 
-        def turn_from_json(s: State) -> int:
-            return int(s.to_json()["turn"])
+    def scores(self, state: State) -> list[float]:
+        """Each seat's score now (a new list); zeros for a game without ``scores()``."""
+        if not self.has_scores:
+            return [0] * self.n
+        return list(state.scores())
 
-        self.turn: Callable[[State], int] = turn_from_json
-        if _agrees(lambda s: s.turn, samples, [d["turn"] for d in jsons]):  # type: ignore[attr-defined]
-            self.turn = _attr_turn
+    def stopped_by_limit(self, reason: str, turns: int) -> bool:
+        """True when the game ended because it reached ``turn_limit``: its end reason says so, or
+        (a game that gives no end reason) its turns reached the limit."""
+        if reason == TURN_LIMIT:
+            return True
+        return reason == DEFAULT_END and self.turn_limit is not None and turns >= self.turn_limit
 
-        def scores_from_json(s: State) -> Scores:
-            return self._json_scores(s.to_json())
-
-        self.scores: Callable[[State], Scores] = scores_from_json
-        self.score_attr: str | None = None
-        """With ``score_convert``: the score read from one attribute (the fastest way)."""
-        self.score_convert: Callable[[Any], Scores] = _identity
-        self.score_snapshot: Callable[[Any], Any] = list
-        try:
-            expected = [self._json_scores(d) for d in jsons]
-        except (KeyError, TypeError, IndexError):
-            self.scores = lambda s: (0,) * n
-        else:
-            for attr, convert, snapshot in _score_attrs(self.name):
-                if _agrees(lambda s, a=attr, c=convert: c(getattr(s, a)), samples, expected):
-                    self.score_attr, self.score_convert, self.score_snapshot = attr, convert, snapshot
-                    self.scores = lambda s, a=attr, c=convert: c(getattr(s, a))
-                    break
-            else:
-                for cand in _score_methods(self.name, n):
-                    if _agrees(cand, samples, expected):
-                        self.scores = cand
-                        break
-        self.fast = self.turn is _attr_turn and self.score_attr is not None
-        """``state.turn`` and ``state.<score_attr>`` can be read directly."""
-
-    def rounds(self, state: State, turns: int, counters: dict[str, Any]) -> int:
-        """Rounds played: the game's own count if it has one (exactly: scoring rounds, from
-        ``counters()['rounds']``; TRI: the position's ``round``), else turns / players
-        rounded up."""
-        r = counters.get("rounds")
-        if isinstance(r, int) and not isinstance(r, bool):
-            return r
-        r = getattr(state, "round", None)
-        if isinstance(r, int) and not isinstance(r, bool):
-            return r
+    def rounds(self, state: State, turns: int, counters: Mapping[str, Any]) -> int:
+        """Rounds played: the game's ``rounds`` counter if it has one, else the position's
+        ``round`` (RULES.md) if it has one, else turns / players rounded up."""
+        value = state.to_json().get("round") if self.rounds_in_position else counters.get(ROUNDS)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return int(value)
         return math.ceil(turns / self.n)
 
 
-def _attr_turn(s: State) -> int:
-    return s.turn  # type: ignore[attr-defined,no-any-return]
-
-
-def _agrees(reader: Callable[[State], Any], states: list[State], expected: list[Any]) -> bool:
+def _has_scores(state: State) -> bool:
     try:
-        return all(reader(s) == e for s, e in zip(states, expected, strict=True))
-    except (AttributeError, TypeError, ValueError, KeyError, IndexError):
+        scores = state.scores()
+    except NotImplementedError:
         return False
-
-
-def _sample_states(game: Game, seed: int, limit: int = 400) -> list[State]:
-    """Positions of one short random game (every 7th, and the last) to check readers on."""
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    out = [state.clone()]
-    for i in range(limit):
-        if state.is_terminal():
-            break
-        state.apply_action(random_action(state, rng))
-        if i % 7 == 6:
-            out.append(state.clone())
-    out.append(state.clone())
-    return out
+    return len(scores) == state.num_players

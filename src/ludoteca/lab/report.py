@@ -7,7 +7,7 @@ import base64
 import html
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,14 @@ def figure_text(f: dict[str, Any], short: bool = False) -> str:
     return text
 
 
+def _cell(variant: dict[str, Any], name: str, fmt: Callable[[dict[str, Any]], str]) -> str:
+    """A variant's figure ``name`` as text, or ``-`` when the variant lacks it."""
+    for f in variant["figures"]:
+        if f["name"] == name:
+            return fmt(f)
+    return "-"
+
+
 def short(x: float) -> str:
     """A length figure: whole numbers as such, else one decimal."""
     return f"{int(x)}" if float(x).is_integer() else f"{x:.1f}"
@@ -178,9 +186,8 @@ def print_tables(summary: dict[str, Any], console: Any = None) -> None:
     ]
     for label, fn in rows:
         t.add_row(label, *[fn(v) for v in variants])
-    for i, f in enumerate(variants[0]["figures"][:5]):
-        t.add_row(f["name"], *[figure_text(v["figures"][i], short=True) if i < len(v["figures"]) else "-"
-                               for v in variants])
+    for f in variants[0]["figures"][:5]:
+        t.add_row(f["name"], *[_cell(v, f["name"], lambda x: figure_text(x, short=True)) for v in variants])
     console.print(t)
     if summary["comparisons"]:
         base = summary["comparisons"][0]["baseline"]
@@ -366,6 +373,8 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
                             f"({plural(variants[0]['detailed_games'], 'game')} per variant): "
                             "branching factor, decision factor, drama and lead changes come from them")
          if summary["detail"] else "none (--detail 0)"),
+        ("score", f"{summary.get('score_name', 'score')} (the game's scores(): the measure turn_limit uses; "
+                  "drama and lead changes read it)"),
         ("sampling unit", summary.get("sampling_unit", "")),
     ]
     if command:
@@ -425,8 +434,8 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
 
     # length
     add("<h2>Game length</h2><p class='note'>Turns: player turns (RULES.md's <code>turn</code>). "
-        "Rounds: exactly — rounds completed by a scoring move; TRI — the position's round; "
-        "TOHM, EXAGON — turns / players rounded up.</p>")
+        "Rounds: the game's <code>rounds</code> counter when it declares one, else the position's "
+        "<code>round</code> when it has one, else turns / players rounded up.</p>")
     body = []
     for field in ("turns", "rounds"):
         for stat in ("mean", "sd", "min", "p10", "median", "p90", "max"):
@@ -446,19 +455,26 @@ def render_html(summary: dict[str, Any], rows: Sequence[Row], command: str | Non
     # game figures
     if variants[0]["figures"]:
         add(f"<h2>{_e(summary['title'])} figures</h2>")
-        add("<p class='note'>Intervals (95%): shares of events pooled over games (e.g. turns, battles, "
-            "rounds): Wilson interval on the effective number of events, from the spread of the games' own "
-            "shares, since the events of one game are not independent; ratios (per turn, per round): "
-            "estimate ± 1.96 cluster-robust standard errors; per-game means: t interval. The game is the "
-            "sampling unit throughout.</p>")
+        add("<p class='note'>How the games ended (the game's <code>end_reason()</code>), then the figures the "
+            "game declares (<code>Game.counters</code>, read from <code>counters()</code> at the end of each "
+            "game). Intervals (95%): shares of games: Wilson; shares of events pooled over games (per turn, "
+            "per battle, per round): Wilson interval on the effective number of events, from the spread of "
+            "the games' own shares, since the events of one game are not independent; ratios above 1 per "
+            "event: estimate ± 1.96 cluster-robust standard errors; per-game means: t interval. The game is "
+            "the sampling unit throughout.</p>")
         body = []
-        for i, f in enumerate(variants[0]["figures"]):
-            body.append([f["name"], *[_whole(figure_text(v["figures"][i])) if i < len(v["figures"]) else "-"
-                                      for v in variants], f["definition"]])
+        for f in variants[0]["figures"]:
+            body.append([f["name"], *[_cell(v, f["name"], lambda x: _whole(figure_text(x))) for v in variants],
+                         f["definition"]])
         add(_table(["figure", *keys, "definition"], body, cell_class={len(keys) + 1: "def"}))
         img = _figure_plot(summary)
         if img:
             add(f"<img alt='game figures' src='{img}'>")
+    if not summary.get("counters_declared"):
+        add("<p class='note'>This game declares no counters (<code>Game.counters</code>): no figures of its "
+            "own beyond how its games ended.</p>")
+    for c in summary.get("counters_unread") or []:
+        add(f"<p class='warn'>Counter <code>{_e(c['name'])}</code> is not reported: {_e(c['reason'])}.</p>")
 
     # Ludii metrics
     add("<h2>Evaluation metrics (after Ludii)</h2>")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import operator
 import os
 import queue
 import random
@@ -36,8 +35,9 @@ from typing import Any
 from ludoteca.agents.base import make_agent
 from ludoteca.core.chance import sample_outcome
 from ludoteca.core.constants import TERMINAL
-from ludoteca.core.game import Game
+from ludoteca.core.game import Game, State
 from ludoteca.lab import CONNECT_TIMEOUT
+from ludoteca.lab.probes import Probe
 
 TARGET_SECONDS = 0.25
 """How long a batch of games should take on one worker."""
@@ -128,14 +128,13 @@ def game_seed(seed: int, i: int) -> int:
 
 # --- one game ------------------------------------------------------------------------------
 
-_GAMES: dict[tuple[str, int], tuple[Game, Any]] = {}
+_GAMES: dict[tuple[str, int], tuple[Game, Probe]] = {}
 
 
-def _game_and_probe(spec: RunSpec, v: int) -> tuple[Game, Any]:
+def _game_and_probe(spec: RunSpec, v: int) -> tuple[Game, Probe]:
     key = (spec.fingerprint, v)
     hit = _GAMES.get(key)
     if hit is None:
-        from ludoteca.lab.probes import Probe
         from ludoteca.registry import load_game
 
         game = load_game(spec.game, **spec.variants[v].options)
@@ -152,7 +151,8 @@ def setup_game(spec: RunSpec, i: int) -> tuple[int, random.Random, list[str], li
     gseed = game_seed(spec.seed, i)
     rng = random.Random(gseed)
     specs = [spec.lineup[k] for k in spec.seating(i)]
-    agents = [_agent_maker(a, spec.game)(seed=rng.getrandbits(63)) for a in specs]
+    bits = rng.getrandbits
+    agents = [_agent_maker(a, spec.game)(seed=bits(63)) for a in specs]
     return gseed, rng, specs, agents
 
 
@@ -182,11 +182,13 @@ def _agent_maker(text: str, game: str) -> Callable[..., Any]:
 def play_game(spec: RunSpec, v: int, i: int) -> Row:
     """Play game ``i`` of variant ``v`` and describe it in one JSON-able row.
 
-    Every game records its result, length, chance nodes, first player and the engine's
-    counters. A *detailed* game (``i`` a multiple of ``spec.detail``) also records, at each
-    decision, the number of legal actions and any change of the seats' scores: the material
-    of the branching factor, decision factor, drama and lead changes. Other games run a loop
-    as lean as a bare playout."""
+    Every game records its result, length, chance nodes, first player, end reason and the
+    game's counters (see :mod:`ludoteca.lab.probes`). A *detailed* game (``i`` a multiple of
+    ``spec.detail``) also records, at each decision, the number of legal actions and any
+    change of the seats' scores: the material of the branching factor, decision factor, drama
+    and lead changes. Other games run a loop as lean as a bare playout. Actions go through
+    the fast path (:meth:`~ludoteca.core.game.State.apply_unchecked`): the agents and the
+    chance nodes only ever give legal actions."""
     game, probe = _game_and_probe(spec, v)
     variant = spec.variants[v]
     n = spec.players
@@ -196,15 +198,16 @@ def play_game(spec: RunSpec, v: int, i: int) -> Row:
     chance = 0
     first = -1
     # Up to the first decision: whose turn it is then gives the first player (turns go
-    # clockwise, seat + 1, so turn t is played by (first + t) mod n until someone is out).
+    # clockwise, seat + 1, so turn t is played by (first + t) mod n until someone is out; a turn
+    # can pass without a decision, e.g. on a roll that allows no move).
     while True:
         player = state.current_player()
         if player >= 0:
-            first = (player - probe.turn(state)) % n
+            first = (player - state.turns_played()) % n
             break
         if player == TERMINAL:
             break
-        state.apply_action(sample_outcome(state.chance_outcomes(), rng))
+        state.apply_unchecked(sample_outcome(state.chance_outcomes(), rng))
         chance += 1
     detail = spec.detail > 0 and i % spec.detail == 0
     if detail:
@@ -214,13 +217,9 @@ def play_game(spec: RunSpec, v: int, i: int) -> Row:
     chance += more
 
     returns = [float(r) for r in state.returns()]
-    turns = probe.turn(state)
-    counters_fn = getattr(state, "counters", None)
-    counters = dict(counters_fn()) if callable(counters_fn) else {}
-    limit = probe.turn_limit is not None and turns >= probe.turn_limit
-    reason = counters.get("end")
-    if isinstance(reason, str):
-        limit = reason == "turn_limit"
+    turns = state.turns_played()
+    counters = dict(state.counters())
+    reason = state.end_reason()
     row: Row = {
         "variant": variant.key,
         "game": i,
@@ -233,92 +232,97 @@ def play_game(spec: RunSpec, v: int, i: int) -> Row:
         "turns": turns,
         "rounds": probe.rounds(state, turns, counters),
         "chance": chance,
-        "limit": limit,
-        "scores": list(probe.scores(state)),
+        "end": reason,
+        "limit": probe.stopped_by_limit(reason, turns),
+        "scores": probe.scores(state),
         "counters": counters,
         "detail": detail,
     }
     if detail:
-        final = tuple(row["scores"])
-        if not hist_scores or tuple(hist_scores[-1]) != final:
-            hist_turns.append(turns)
-            hist_scores.append(final)
-        mid = turns // 2
-        mid_scores = hist_scores[0]
-        for t, sc in zip(hist_turns, hist_scores, strict=True):
-            if t > mid:
-                break
-            mid_scores = sc
-        decisions = len(ks)
-        row.update({
-            "actions": decisions + chance,
-            "decisions": decisions,
-            "multi": decisions - ks.count(1),
-            "legal": sum(ks),
-            "mid_scores": list(mid_scores),
-            "lead_changes": _lead_changes(hist_scores),
-        })
+        row.update(_detail_fields(row, ks, chance, hist_turns, hist_scores, probe.has_scores))
     return row
 
 
-def _play_lean(state: Any, steps: list[Any], rng: random.Random) -> int:
+def _detail_fields(row: Row, ks: list[int], chance: int, hist_turns: list[int],
+                   hist_scores: list[list[float]], has_scores: bool) -> Row:
+    """The detailed game's own fields: decisions, legal actions, mid-game scores (the scores
+    as they stood when turn floor(T/2) of a T-turn game was played), lead changes."""
+    decisions = len(ks)
+    out: Row = {"actions": decisions + chance, "decisions": decisions, "multi": decisions - ks.count(1),
+                "legal": sum(ks), "mid_scores": None, "lead_changes": 0}
+    if not has_scores:
+        return out
+    turns = row["turns"]
+    final = row["scores"]
+    if not hist_scores or hist_scores[-1] != final:
+        hist_turns.append(turns)
+        hist_scores.append(final)
+    mid = turns // 2
+    mid_scores = hist_scores[0]
+    for t, sc in zip(hist_turns, hist_scores, strict=True):
+        if t > mid:
+            break
+        mid_scores = sc
+    out["mid_scores"] = list(mid_scores)
+    out["lead_changes"] = _lead_changes(hist_scores)
+    return out
+
+
+def _play_lean(state: State, steps: list[Any], rng: random.Random) -> int:
     """Play to the end; return the number of chance nodes."""
     chance = 0
     sample = sample_outcome
+    apply = state.apply_unchecked
+    whose = state.current_player
     while True:
-        player = state.current_player()
+        player = whose()
         if player < 0:
             if player == TERMINAL:
                 return chance
-            state.apply_action(sample(state.chance_outcomes(), rng))
+            apply(sample(state.chance_outcomes(), rng))
             chance += 1
         else:
-            state.apply_action(steps[player](state))
+            apply(steps[player](state))
 
 
 def _play_detailed(
-    state: Any, steps: list[Any], rng: random.Random, probe: Any,
-) -> tuple[int, list[int], list[int], list[tuple[float, ...]]]:
+    state: State, steps: list[Any], rng: random.Random, probe: Probe,
+) -> tuple[int, list[int], list[int], list[list[float]]]:
     """Play to the end, noting at each decision its number of legal actions and, when the
     scores differ from the last ones noted, the turn and the scores. Returns the number of
     chance nodes, the legal counts, and the score history (turns, scores)."""
     chance = 0
-    lists: list[Any] = []
-    push = lists.append
+    ks: list[int] = []
+    count = ks.append
     turns: list[int] = []
-    scores: list[Any] = []
-    turn_of = probe.turn
-    if probe.score_attr is not None:
-        read = operator.attrgetter(probe.score_attr)
-        snapshot = probe.score_snapshot
-        convert = probe.score_convert
-    else:
-        read = probe.scores
-        snapshot = convert = _same
-    last: Any = None
+    scores: list[list[float]] = []
+    read: Callable[[], list[float] | None] = state.scores if probe.has_scores else _no_scores
+    last: list[float] | None = None
     sample = sample_outcome
+    apply = state.apply_unchecked
+    legal = state.legal_actions_view
+    whose = state.current_player
     while True:
-        player = state.current_player()
+        player = whose()
         if player < 0:
             if player == TERMINAL:
                 break
-            state.apply_action(sample(state.chance_outcomes(), rng))
+            apply(sample(state.chance_outcomes(), rng))
             chance += 1
             continue
-        sc = read(state)
+        sc = read()
         if sc != last:
-            last = snapshot(sc)
-            turns.append(turn_of(state))
+            last = list(sc)  # type: ignore[arg-type]  # a copy: the engine may reuse its list
+            turns.append(state.turns_played())
             scores.append(last)
-        action = steps[player](state)
-        # the agent's legal_actions() call filled the state's cache: keep it, count later
-        push(state._legal or state.legal_actions())
-        state.apply_action(action)
-    return chance, [len(x) for x in lists], turns, [convert(x) for x in scores]
+        count(len(legal()))  # no copy; the agent's own call then finds them cached
+        apply(steps[player](state))
+    return chance, ks, turns, scores
 
 
-def _same(x: Any) -> Any:
-    return x
+def _no_scores() -> None:
+    """The scores of a game without ``scores()``: never a change."""
+    return None
 
 
 def _lead_changes(history: Sequence[Sequence[float]]) -> int:
@@ -336,7 +340,27 @@ def _lead_changes(history: Sequence[Sequence[float]]) -> int:
     return changes
 
 
-_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+def _row_encoder() -> Callable[[Any], str]:
+    """``json.dumps(row, separators=(",", ":"))``, with the C encoder built once rather than at
+    every call (``JSONEncoder.encode`` builds one each time: a microsecond a row)."""
+    plain = json.JSONEncoder(separators=(",", ":"))
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - Python without the C accelerator
+        return plain.encode
+    try:
+        iterencode = make(None, plain.default, json.encoder.encode_basestring_ascii, None, ":", ",",
+                          False, False, True)
+    except TypeError:  # pragma: no cover - another signature
+        return plain.encode
+    join = "".join
+
+    def encode(row: Any) -> str:
+        return join(iterencode(row, 0))
+
+    return encode
+
+
+_ENCODE = _row_encoder()
 
 
 class GameError(RuntimeError):
@@ -445,6 +469,7 @@ def _worker_chunk(tasks: list[Task]) -> tuple[list[str], float]:
 def _execute_pool(spec: RunSpec, tasks: Sequence[Task], on_lines: Callable[[list[str]], None], jobs: int) -> None:
     import multiprocessing as mp
 
+    ctx: Any
     try:
         ctx = mp.get_context("fork")
     except ValueError:  # pragma: no cover - platforms without fork

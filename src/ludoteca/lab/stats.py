@@ -9,7 +9,7 @@ with linear interpolation (numpy's default).
 
 **The sampling unit is the game.** Games are independent; the events inside one game
 (turns, battles, rounds, decisions) are not. A share of events pooled over games (e.g. the
-share of turns limited by exactly's cap) is a *ratio estimator* ``R = sum(x_i) / sum(n_i)``
+share of turns in which some rule blocked a move) is a *ratio estimator* ``R = sum(x_i) / sum(n_i)``
 over games ``i`` (``x_i`` events of interest among ``n_i`` events in game ``i``), and its
 variance comes from the spread of the games' residuals ``x_i - R n_i`` (the linearization, or
 cluster-robust, variance), not from ``R (1 - R) / sum(n_i)``, which would treat every event
@@ -208,7 +208,7 @@ def median(xs: Sequence[float]) -> float:
 # --- win rates with shared wins ---------------------------------------------------------------
 #
 # A seat's result in a game is 1 (sole winner), 1/k (a win shared by k) or 0. Without shared
-# wins these are Bernoulli draws and the classic binomial tools apply exactly. With shared
+# wins these are Bernoulli draws and the classic binomial tools apply as they are. With shared
 # wins the variance is smaller than p(1 - p), so those tools are conservative (intervals too
 # wide, p-values too large); the functions below use the observed variance instead, through
 # the effective sample size n_eff = n p (1 - p) / var (Kish's design effect). They reduce to

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-import copy
 import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from ludoteca.agents import Agent, make_agent
 from ludoteca.core.chance import sample_chance
+from ludoteca.core.events import Event
 from ludoteca.core.game import Action, Game, State
 from ludoteca.core.records import Record
-from ludoteca.core.visibility import LogVisibility, has_hidden_information
+from ludoteca.play.boards import board_module
 
 HUMAN = "human"
 
 
 @dataclass
 class Entry:
-    """One action of the game's log: who made it (None: chance), its text and the kind of move."""
+    """One action of the game's log: who made it (None: chance), its notation, the kind of
+    action (the first key of its JSON) and the events it produced (the action's own first)."""
 
     seat: int | None
     text: str
     kind: str | None
+    events: list[Event]
 
 
 @dataclass
@@ -32,7 +34,6 @@ class Snapshot:
     state: State
     rng_state: Any
     n_actions: int
-    visibility: LogVisibility | None
     secret: set[int]
 
 
@@ -44,9 +45,11 @@ class Session:
     move back never re-rolls the dice.
 
     Who may see what: the terminal's *audience* is the human seats (everyone at the screen).
-    An entry of the log is *secret* while it is hidden from at least one of them, as
-    :mod:`ludoteca.core.visibility` decides from ``state.observation(seat)`` (the web uses the
-    same rules); with no human seat nothing is secret.
+    An entry of the log is *secret* while one of its events is hidden from at least one of them
+    (:meth:`Event.visible_to`: the game decides it when it emits the event); with no human seat
+    nothing is secret. Secret entries are revealed when the game reveals them: by a public event
+    of a kind the game's board module lists in ``REVEALS`` (TRI: ``battle``, which carries both
+    rolls and both cards), or at the end of the game.
     """
 
     game: Game
@@ -58,8 +61,9 @@ class Session:
     rng: random.Random = field(init=False)
     history: list[Snapshot] = field(default_factory=list)
     log: list[Entry] = field(default_factory=list)
-    visibility: LogVisibility | None = field(init=False)
     secret: set[int] = field(default_factory=set)
+    texts: dict[str, str] = field(init=False)
+    reveals: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
         if len(self.seats) != self.game.num_players:
@@ -71,10 +75,9 @@ class Session:
             i: make_agent(spec, seed=self.seed * 100 + i, game=self.game.name)
             for i, spec in enumerate(self.seats) if spec != HUMAN
         }
-        self.visibility = None
-        if self.audience and has_hidden_information(self.state):
-            self.visibility = LogVisibility(list(self.audience))
-            self.visibility.start(self.state)
+        module = board_module(self.game)
+        self.texts = dict(getattr(module, "TEXTS", {}))
+        self.reveals = frozenset(getattr(module, "REVEALS", ()))
 
     @classmethod
     def from_record(cls, record: Record, seats: list[str] | None, seed: int | None) -> Session:
@@ -83,7 +86,8 @@ class Session:
         base_seed = seed if seed is not None else int(record.meta.get("seed", 0))
         session = cls(game, seats, base_seed)
         for data in record.actions:
-            session.apply(session.state.action_from_json(data))
+            elapsed = data.get("elapsed")
+            session.apply(session.state.action_from_json(data), elapsed=elapsed)
         # A continued game draws fresh dice from a generator advanced past the replayed part.
         session.rng = random.Random(f"{base_seed}:{len(record.actions)}")
         session.history.clear()
@@ -105,42 +109,41 @@ class Session:
         audience = self.audience
         return audience[0] if len(audience) == 1 else None
 
-    def apply(self, action: Action, seat: int | None = None) -> list[int]:
+    def hidden(self, event: Event) -> bool:
+        """True when ``event`` is hidden from at least one human seat (the screen is shared)."""
+        return any(not event.visible_to(v) for v in self.audience)
+
+    def apply(self, action: Action, seat: int | None = None, elapsed: float | None = None) -> list[int]:
         """Play ``action`` (legal or IllegalActionError, the session unchanged) and note it.
 
-        ``seat`` is who made it (None: chance; by default the player to move). Returns the
-        earlier secret entries that this action reveals to every human seat.
+        ``seat`` is who made it (None: chance; by default the player to move); ``elapsed`` the
+        seconds the player spent on it (games with a clock). Returns the earlier secret entries
+        that this action reveals to every human seat.
         """
         s = self.state
         if seat is None and not s.is_chance_node():
             seat = s.current_player()
         snap = None
         if self.is_human_turn():
-            snap = Snapshot(s.clone(), self.rng.getstate(), len(self.record.actions),
-                            copy.deepcopy(self.visibility), set(self.secret))
-        before = s.clone() if self.visibility is not None else None
+            snap = Snapshot(s.clone(), self.rng.getstate(), len(self.record.actions), set(self.secret))
         data = s.action_to_json(action)
         text = s.action_to_string(action)
-        s.apply_action(action)
-        self.record.actions.append(data)
-        self.log.append(Entry(seat, text, next((k for k in data if k != "elapsed"), None)))
+        events = s.apply_action(action) if elapsed is None else s.apply_action(action, elapsed=elapsed)
+        # The record keeps the seconds spent, as RULES.md lets any action carry them.
+        self.record.actions.append(data if elapsed is None else {**data, "elapsed": elapsed})
+        self.log.append(Entry(seat, text, next(iter(data), None), events))
         if snap is not None:
             self.history.append(snap)
-        return self._note(seat, data, action, before)
+        return self._note(len(self.log) - 1, events)
 
-    def _note(self, seat: int | None, data: dict[str, Any], action: Action, before: State | None) -> list[int]:
-        vis = self.visibility
-        if vis is None or before is None:
-            return []
-        i = len(self.log) - 1
-        vis.note(i, seat, data, action, before, self.state)
-        if self.state.is_terminal():
-            vis.reveal_all()
-        if vis.hidden_from_any(i):
+    def _note(self, i: int, events: list[Event]) -> list[int]:
+        if any(e.to is None and e.kind in self.reveals for e in events) or self.state.is_terminal():
+            revealed = sorted(self.secret)
+            self.secret.clear()
+            return revealed
+        if any(self.hidden(e) for e in events):
             self.secret.add(i)
-        revealed = sorted(j for j in self.secret if not vis.hidden_from_any(j))
-        self.secret.difference_update(revealed)
-        return revealed
+        return []
 
     def is_secret(self, i: int) -> bool:
         """True while log entry ``i`` is hidden from at least one human seat."""
@@ -167,7 +170,6 @@ class Session:
         self.rng.setstate(snap.rng_state)
         del self.record.actions[snap.n_actions:]
         del self.log[snap.n_actions:]
-        self.visibility = snap.visibility
         self.secret = snap.secret
         return True
 

@@ -11,8 +11,11 @@ from rich.console import Console
 from rich.text import Text
 
 from ludoteca.core.errors import IllegalActionError
+from ludoteca.core.events import END, Event
+from ludoteca.core.game import Action
 from ludoteca.play.boards import board, seat
 from ludoteca.play.session import Session
+from ludoteca.play.texts import SKIPPED, event_text, secret_label
 
 HELP = (
     "Type a move's number or its short notation (shown beside it), or JSON.\n"
@@ -45,10 +48,33 @@ class TerminalPlay:
         """Log entry ``i`` as one line: who made it and what it was (only its kind while secret)."""
         s = self.session
         entry = s.log[i]
-        what = f"{entry.kind} (secret)" if secret else entry.text
+        what = entry.text
+        if secret and entry.events and s.hidden(entry.events[0]):
+            what = secret_label(self._public_view(entry.events[0]), s.texts)
         if entry.seat is None:
             return Text(f"chance: {what}")
         return Text.assemble(seat(entry.seat), f" player {entry.seat} ({s.seats[entry.seat]}): {what}")
+
+    def _public_view(self, event: Event) -> dict[str, Any] | None:
+        """What every human seat may see of ``event`` (its public form when one seat may not)."""
+        return event.view(None) if self.session.audience else event.view(None, everything=True)
+
+    def event_lines(self, i: int, secret: bool = False, only_hidden: bool = False) -> list[Text]:
+        """The events that log entry ``i``'s action led to (after the action itself), one line
+        each, as every human seat may see them; ``only_hidden``: just those some seat could not."""
+        s = self.session
+        lines = []
+        for event in s.log[i].events[1:]:
+            if event.kind in SKIPPED or event.kind == END:
+                continue
+            hidden = s.hidden(event)
+            if only_hidden and not hidden:
+                continue
+            view = self._public_view(event) if secret and hidden else event.view(None, everything=True)
+            text = None if view is None else event_text(view, s.texts)
+            if text:
+                lines.append(Text("  " + text, style="italic"))
+        return lines
 
     def announce(self, i: int) -> None:
         """Print an AI's move or a chance outcome as the human seats may see it now."""
@@ -58,12 +84,22 @@ class TerminalPlay:
             line.stylize("dim")
         self.console.print(line)
 
+    def consequences(self, i: int) -> None:
+        """Print what log entry ``i``'s action led to (a euro, a battle, ...)."""
+        for line in self.event_lines(i, secret=self.session.is_secret(i)):
+            self.console.print(line)
+
     def reveal(self, entries: list[int]) -> None:
         """Print the entries that have just become visible to every human seat."""
+        s = self.session
         for i in entries:
-            self.console.print(Text("revealed: ", style="bold").append_text(self.describe(i)))
+            entry = s.log[i]
+            if entry.events and s.hidden(entry.events[0]):
+                self.console.print(Text("revealed: ", style="bold").append_text(self.describe(i)))
+            for line in self.event_lines(i, only_hidden=True):
+                self.console.print(Text("revealed:", style="bold").append_text(line))
 
-    def list_moves(self) -> list[Any]:
+    def list_moves(self) -> list[Action]:
         s = self.session.state
         legal = s.legal_actions()
         self.console.print(f"[bold]Legal moves ({len(legal)}):[/bold]")
@@ -98,11 +134,19 @@ class TerminalPlay:
             return False
 
     def time_left(self) -> float | None:
-        data = self.session.state.to_json()
-        left = data.get("time_left")
-        if left is None or data.get("phase") != "turn" or self.turn_started is None:
+        """Seconds left on the clock of the human to move (the engine's, less the time spent
+        since the prompt appeared), or None when no clock runs."""
+        left = self.session.state.time_left()
+        if left is None or self.turn_started is None:
             return left
         return float(left) - (time.monotonic() - self.turn_started)
+
+    def elapsed(self) -> float | None:
+        """The seconds the human spent on this action, for a game whose clock runs now."""
+        left = self.session.state.time_left()
+        if self.turn_started is None or left is None:
+            return None
+        return min(round(time.monotonic() - self.turn_started, 3), float(left))
 
     # --- the loop --------------------------------------------------------------------
     def run(self) -> int:
@@ -116,6 +160,7 @@ class TerminalPlay:
                 index, revealed = s.step_automatic()
                 self.announce(index)
                 self.reveal(revealed)
+                self.consequences(index)
                 seat_no = s.log[index].seat
                 if seat_no is not None and self.ai_delay:
                     time.sleep(self.ai_delay)
@@ -142,14 +187,16 @@ class TerminalPlay:
             if line == "\0timeout":
                 self.console.print("[bold red]The hourglass ran out: the turn ends.[/bold red]")
                 self.reveal(s.apply(s.state.action_from_json({"timeout": True})))
+                self.consequences(len(s.log) - 1)
                 self.turn_started = None
                 continue
             result = self.handle(line, legal)
             if result == "quit":
                 return 1
             if result == "moved":
-                if s.game.name == "exagon" and s.state.to_json().get("phase") == "turn" \
-                        and s.is_human_turn() and s.state.current_player() == player:
+                if s.is_human_turn() and s.state.current_player() == player and s.state.time_left() is not None:
+                    # the same turn goes on (EXAGON places several tiles): its clock restarts
+                    # from what the engine has left, the seconds spent being taken off already
                     self.turn_started = time.monotonic()
                 else:
                     self.turn_started = None
@@ -158,10 +205,13 @@ class TerminalPlay:
         returns = s.state.returns()
         winners = [i for i, r in enumerate(returns) if r > 0]
         names = ", ".join(f"player {i} ({s.seats[i]})" for i in winners)
-        self.console.print(f"[bold green]Game over.[/bold green] Winner{'s' if len(winners) > 1 else ''}: {names}")
+        reason = s.state.end_reason().replace("_", " ")
+        why = f" ({reason})" if reason != "over" else ""
+        self.console.print(f"[bold green]Game over[/bold green]{why}. "
+                           f"Winner{'s' if len(winners) > 1 else ''}: {names}", highlight=False)
         return 0
 
-    def handle(self, line: str, legal: list[Any]) -> str:
+    def handle(self, line: str, legal: list[Action]) -> str:
         """Act on one line typed by a human; returns 'moved', 'quit' or 'stay'."""
         s = self.session
         word, _, rest = line.partition(" ")
@@ -207,18 +257,19 @@ class TerminalPlay:
             self.console.print(f"Game record saved to {path}; continue it with: ludoteca play --load {path}",
                                markup=False)
             return "stay"
-        action = self.parse_move(line, legal)
-        if action is None:
+        chosen = self.parse_move(line, legal)
+        if chosen is None:
             return "stay"
         try:
-            revealed = s.apply(self.with_elapsed(action))
+            revealed = s.apply(chosen, elapsed=self.elapsed())
         except IllegalActionError as exc:
             self.console.print(f"Not allowed: {exc}", style="red", markup=False)
             return "stay"
         self.reveal(revealed)
+        self.consequences(len(s.log) - 1)
         return "moved"
 
-    def parse_move(self, line: str, legal: list[Any]) -> Any:
+    def parse_move(self, line: str, legal: list[Action]) -> Action | None:
         s = self.session
         if line.isdigit():
             k = int(line)
@@ -232,19 +283,8 @@ class TerminalPlay:
             self.console.print(f"I don't understand {line!r}. Type a move's number, its notation, or 'help'.",
                                style="red", markup=False)
             return None
-        base = getattr(action, "action", action)
-        if base not in legal:
+        if action not in legal:
             self.console.print(f"{line!r} is not a legal move now. Type 'moves' to see them.", style="red",
                                markup=False)
             return None
         return action
-
-    def with_elapsed(self, action: Any) -> Any:
-        """EXAGON with a clock: the engine learns how long the player thought."""
-        s = self.session.state
-        if self.turn_started is None or s.to_json().get("time_left") is None:
-            return action
-        elapsed = round(time.monotonic() - self.turn_started, 3)
-        data = dict(s.action_to_json(action))
-        data["elapsed"] = min(elapsed, float(s.to_json()["time_left"]))
-        return s.action_from_json(data)

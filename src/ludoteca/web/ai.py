@@ -20,6 +20,10 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from ludoteca.agents import agent_names, make_agent
+from ludoteca.core.game import Action, State
+from ludoteca.registry import load_game
+
 LEVELS: tuple[str, ...] = ("random", "heuristic", "mcts")
 """The levels offered in the lobby (those whose agent is registered)."""
 
@@ -36,8 +40,6 @@ _CACHE_SIZE = 64
 
 def available_levels() -> list[str]:
     """The AI levels whose agent exists in this installation."""
-    from ludoteca.agents import agent_names
-
     names = set(agent_names())
     return [level for level in LEVELS if level in names]
 
@@ -53,26 +55,21 @@ def choose(
     actions: list[dict[str, Any]],
     spec: str,
     seed: int,
-) -> dict[str, Any]:
-    """The canonical JSON of the move ``spec`` plays after ``actions`` (runs in a worker)."""
-    from ludoteca.agents import make_agent
-    from ludoteca.registry import load_game
-
+) -> Action:
+    """The action ``spec`` plays after ``actions`` (stored JSON), as the engine's int (runs in a
+    worker; the same game and actions give the same position, so the int means the same move)."""
     cached = _CACHE.pop(key, None)
     if cached is not None and cached[0] <= len(actions):
         n, state = cached
     else:
         n, state = 0, load_game(game, **options).new_initial_state()
     for data in actions[n:]:
-        state.apply_action(state.action_from_json(data))
+        state.apply_json(data)
     _CACHE[key] = (len(actions), state)
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     agent = make_agent(spec, seed=seed, game=game)
-    action = agent.step(state.clone())
-    data = state.action_to_json(action)
-    data.pop("elapsed", None)
-    return data
+    return int(agent.step(state.clone()))
 
 
 @dataclass
@@ -121,17 +118,16 @@ class AIRunner:
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
         return self._pool
 
-    async def choose(self, key: str, game: str, options: dict[str, Any], state: Any,
-                     actions: list[dict[str, Any]], level: str, seed: int,
-                     interactive: bool = True) -> dict[str, Any]:
+    async def choose(self, key: str, game: str, options: dict[str, Any], state: State,
+                     actions: Callable[[], list[dict[str, Any]]], level: str, seed: int,
+                     interactive: bool = True) -> Action:
+        """The move of the AI ``level`` in ``state`` (reached by the stored actions ``actions()``,
+        read only when a worker needs them), as an int."""
         spec = self.spec(level)
         if spec == "random":
             legal = state.legal_actions()
-            action = legal[random.Random(seed).randrange(len(legal))]
-            data = state.action_to_json(action)
-            data.pop("elapsed", None)
-            return data
-        return await self.run(key, choose, key, game, options, list(actions), spec, seed, interactive=interactive)
+            return legal[random.Random(seed).randrange(len(legal))]
+        return await self.run(key, choose, key, game, options, actions(), spec, seed, interactive=interactive)
 
     async def run(self, key: str, fn: Callable[..., Any], *args: Any, interactive: bool = True) -> Any:
         """``fn(*args)`` in a worker, queued behind table ``key``'s earlier jobs, the tables taking turns."""
@@ -191,8 +187,8 @@ class AIRunner:
         if not job.future.done():
             if done.cancelled():
                 job.future.cancel()
-            elif done.exception() is not None:
-                job.future.set_exception(done.exception())
+            elif (error := done.exception()) is not None:
+                job.future.set_exception(error)
             else:
                 job.future.set_result(done.result())
         self._dispatch()

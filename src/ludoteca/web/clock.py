@@ -1,8 +1,9 @@
-"""The server side of EXAGON's hourglass (any game whose position carries ``time_left``).
+"""The server side of a game's clock (any game whose ``state.time_left()`` is not None).
 
 The engine never reads the wall clock. The server measures, for each action, the seconds since
-the previous action of the turn (or since the turn began) and sends them as ``elapsed``; when
-the time left runs out, it applies ``{"timeout": true}`` itself.
+the previous action of the turn (or since the turn began) and passes them to
+``apply_action(action, elapsed=...)``; when the time left runs out, it applies
+``{"timeout": true}`` itself.
 
 After a restart the hourglass restarts from the ``time_left`` of the last stored action: the
 time the server was down is not charged to the player to move (see docs/web.md).
@@ -20,16 +21,6 @@ ELAPSED_DIGITS = 3
 
 TIMEOUT_GRACE = 0.02
 """Seconds after the computed deadline before the server applies the timeout."""
-
-
-def clock_of(position: dict[str, Any]) -> float | None:
-    """The ``time_left`` of a position when an hourglass is running, else None."""
-    value = position.get("time_left")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if position.get("phase") in ("over", "deal", "opening"):
-        return None
-    return float(value)
 
 
 class TurnClock:

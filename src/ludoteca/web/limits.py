@@ -28,12 +28,12 @@ MAX_NUMBER = 1_000_000
 MAX_OPTIONS_BYTES = 2048
 """Largest JSON size of a table's options."""
 MAX_TEXT_OPTION = 32
-"""Longest text value of an option whose values are words (e.g. TRI's ``ties``)."""
+"""Longest text value of an option whose values are words (e.g. a tie rule)."""
 MAX_LAYOUT_SIDE = 10
-"""TOHM: most rows and most columns of a ``layout`` set from the browser (RULES.md: at least 3; no
-more than the engine's own bound, ``ludoteca.games.tohm.MAX_SIDE``)."""
+"""Most rows and most columns of a grid option ``layout`` set from the browser (RULES.md: at least 3; no
+more than the engine's own bound)."""
 SERVER_ONLY_OPTIONS = frozenset({"tiles"})
-"""Options a client may never set: EXAGON's ``tiles`` may name a file on the server."""
+"""Options a client may never set: a ``tiles`` option may name a file on the server."""
 
 MAX_SPECTATORS = 200
 """Default cap on the connections watching one table without a seat."""
@@ -98,6 +98,7 @@ def depth(value: Any) -> int:
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, level = stack.pop()
+        children: Any
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

@@ -12,7 +12,7 @@
   on ``Origin``. Without ``Origin``, a ``Sec-Fetch-Site`` header other than ``same-origin`` or
   ``none`` is refused too; a request with neither header comes from a program such as curl,
   which no web page can make a browser send, and is accepted. Refusals are HTTP 403
-  ``{"error": "cross_origin", "message": ...}``.
+  the ``cross_origin`` error of errors.py.
 - **Every HTTP response** carries a Content-Security-Policy (``default-src 'self'``, no inline
   scripts or styles, ``frame-ancestors 'none'``), ``X-Frame-Options: DENY``,
   ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: same-origin``.
@@ -25,6 +25,8 @@ import secrets
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
+
+from ludoteca.web.errors import Code, error_body
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -175,7 +177,7 @@ class SecurityMiddleware:
 
     @staticmethod
     async def _refuse_http(send: Send, reason: str) -> None:
-        body = json.dumps({"error": "cross_origin", "message": reason}).encode()
+        body = json.dumps(error_body(Code.CROSS_ORIGIN, reason)).encode()
         await send({"type": "http.response.start", "status": 403, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
             *SECURITY_HEADERS]})

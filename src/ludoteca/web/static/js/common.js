@@ -105,45 +105,63 @@ export function drawDie(parent, x, y, s, value, opts = {}) {
   return g;
 }
 
-/** A readable sentence for an action (canonical JSON) of any of the four games. */
-export function describe(game, a, names = []) {
+/** The browser client of a game (its board and its texts), served from the game's own package. */
+export async function loadClient(game) {
+  try {
+    return await import(`/games/${encodeURIComponent(game)}/client.js`);
+  } catch (e) {
+    console.error(e);
+    return null;
+  }
+}
+
+/** A readable phrase for an action (canonical JSON): the game's own words, else the shared ones. */
+export function describe(client, a, names = []) {
   const who = (s) => (s === "bank" ? "the bank" : names[s] || `player ${Number(s) + 1}`);
-  const tri = (t) => `${t[0]},${t[1]} ${t[2]}`;
-  const cell = (c) => `row ${c[0] + 1} col ${c[1] + 1}`;
   if (!a || typeof a !== "object") return String(a);
-  if ("pass" in a) return "pass";
-  if ("stop" in a) return "stop";
-  if ("timeout" in a) return "the hourglass ran out";
-  if (game === "exactly") {
-    if ("roll" in a) return `rolls ${a.roll === "?" ? "?" : a.roll === 0 ? "0" : a.roll}`;
-    if ("coin" in a) return `moves ${a.coin}¢ from ${who(a.from)} to ${who(a.to)}`;
-  }
-  if (game === "tri") {
-    if ("place" in a) return `places on ${tri(a.place)}`;
-    if ("expand" in a) return `expands to ${tri(a.expand)}`;
-    if ("attack" in a) return `attacks ${tri(a.attack)}`;
-    if ("teleport" in a && a.teleport.from) {
-      return `moves the unit on ${tri([...a.teleport.square, a.teleport.from])} to ${tri(a.teleport.to)} (teleport)`;
-    }
-    if ("teleport" in a) return `teleports from square ${a.teleport.square.join(",")} to ${tri(a.teleport.to)}`;
-    if ("card" in a) return `plays card +${a.card}`;
-    if ("void" in a) return `empties ${tri(a.void)}`;
-    if ("roll" in a) return `rolls ${a.roll}`;
-    if ("income" in a) return `income die: ${a.income}`;
-    if ("out" in a) return `${who(a.out)} is out`;
-  }
-  if (game === "tohm") {
-    if ("roll" in a) return `rolls ${a.roll}`;
-    if ("place" in a) return `places on ${cell(a.place)}`;
-    if ("remove" in a) return `removes the token on ${cell(a.remove)}`;
-    if ("move" in a) return `moves ${cell(a.move[0])} → ${cell(a.move[1])}`;
-  }
-  if (game === "exagon") {
-    if ("deal" in a) return `deals tile ${a.deal}`;
-    if ("place" in a) return `places tile ${a.place.tile} at ${a.place.at.join(",")} (rotation ${a.place.rot})`;
-    if ("give" in a) return `gives tile ${a.give.tile} to ${who(a.give.to)}`;
-  }
+  const own = client && client.describe ? client.describe(a, who) : null;
+  if (own) return own;
+  if ("pass" in a) return "passes";
+  if ("stop" in a) return "stops";
+  if ("timeout" in a) return "runs out of time";
   return JSON.stringify(a);
+}
+
+/** The text of one event (its kind and fields, core/events.py), or null when it says nothing more. */
+export function eventText(client, e, names = []) {
+  const who = (s) => (s === null || s === undefined ? "chance" : names[s] || `player ${Number(s) + 1}`);
+  const own = client && client.EVENTS && client.EVENTS[e.kind];
+  switch (e.kind) {
+    case "move":
+      return e.secret ? `${who(e.seat)} makes a secret move` : `${who(e.seat)} ${describe(client, e.action, names)}`;
+    case "chance":
+      if (e.secret) return `${who(e.seat)} draws in secret`;
+      if (client && client.outcome) {
+        const text = client.outcome(e.outcome, e.seat, who);
+        if (text) return text;
+      }
+      if (e.seat === null || e.seat === undefined) return `chance: ${describe(client, e.outcome, names)}`;
+      return `${who(e.seat)} ${describe(client, e.outcome, names)}`;
+    case "timeout":
+      return `${who(e.seat)} ran out of time`;
+    case "end":
+      return `game over: ${e.winners && e.winners.length ? e.winners.map(who).join(" and ") + " win" + (e.winners.length === 1 ? "s" : "") : "nobody wins"}`;
+    default:
+      break;
+  }
+  if (own) return own(e, who);
+  if (e.secret) return null;
+  const fields = Object.entries(e).filter(([k]) => k !== "kind").map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+  return `${e.kind.replaceAll("_", " ")}${fields.length ? " (" + fields.join(", ") + ")" : ""}`;
+}
+
+/** One log line for an action: its events as the viewer may see them, in order. */
+export function entryText(client, entry, names = []) {
+  const texts = (entry.events || []).map((e) => eventText(client, e, names)).filter(Boolean);
+  if (texts.length) return texts.join(" · ");
+  const who = entry.seat === null || entry.seat === undefined ? "chance" : names[entry.seat] || `player ${entry.seat + 1}`;
+  if (entry.hidden) return `${who}: a secret move`;
+  return `${who} ${describe(client, entry.action, names)}`;
 }
 
 export function seatName(seats, i) {

@@ -141,6 +141,7 @@ async function init() {
   const data = await api("/api/games");
   catalog = data.games;
   levels = data.levels;
+  $("tagline").textContent = `${catalog.map((g) => g.title).join(" · ")} — play with friends`;
   $("game").replaceChildren(...catalog.map((g) => h("option", {value: g.name}, g.title)));
   $("game").addEventListener("change", renderPlayers);
   $("players").addEventListener("change", () => { renderOptions(); renderSeats(); });

@@ -1,5 +1,5 @@
 // The replay page: every position of a finished game, stepping forward and back.
-import {COLORS, api, describe, h, resultText} from "./common.js";
+import {COLORS, api, entryText, h, loadClient, resultText} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -7,6 +7,12 @@ const R = {data: null, step: 0, renderer: null};
 
 function names() {
   return R.data.seats.map((s, i) => s.name || `Seat ${i + 1}`);
+}
+
+/** Action ``i`` as a log entry (a finished game: every event is public). */
+function entryOf(i) {
+  const d = R.data;
+  return {i, seat: d.action_seats[i], action: d.actions[i], events: d.events ? d.events[i] : []};
 }
 
 function show(step) {
@@ -24,10 +30,8 @@ function show(step) {
   if (R.step === d.positions.length - 1) $("banner").textContent = `End: ${resultText(d.result, d.seats)}`;
   else if (R.step === 0) $("banner").textContent = "Start of the game";
   else {
-    const last = d.actions[R.step - 1];
-    const seat = d.action_seats[R.step - 1];
-    const who = seat === null ? "chance:" : nm[seat];
-    $("banner").textContent = `After: ${who} ${describe(d.game.name, last, nm)}${phase ? " — next: " + phase : ""}`;
+    const text = entryText(R.renderer, entryOf(R.step - 1), nm);
+    $("banner").textContent = `After: ${text}${phase ? " — next: " + phase : ""}`;
   }
   const board = $("board");
   board.replaceChildren();
@@ -54,14 +58,13 @@ async function init() {
     return;
   }
   const d = R.data;
-  try { R.renderer = await import(`/static/js/games/${d.game.name}.js`); } catch { R.renderer = null; }
+  R.renderer = await loadClient(d.game.name);
   $("game-title").textContent = `Replay · ${d.game.title} · ${d.game.players} players · table ${d.table}`;
   $("slider").max = d.positions.length - 1;
   const nm = names();
   $("log").replaceChildren(...d.actions.map((a, i) => {
     const seat = d.action_seats[i];
-    const li = h("li", {class: seat === null ? "chance" : "", dataset: {step: i + 1}},
-      `${seat === null ? "chance:" : nm[seat]} ${describe(d.game.name, a, nm)}`);
+    const li = h("li", {class: seat === null ? "chance" : "", dataset: {step: i + 1}}, entryText(R.renderer, entryOf(i), nm));
     li.addEventListener("click", () => show(i + 1));
     return li;
   }));

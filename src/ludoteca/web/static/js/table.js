@@ -1,5 +1,6 @@
 // The table page: live position over a websocket, board clicks, seats, log, clock, result.
-import {COLORS, api, describe, getName, getSeat, h, resultText, seatName, setName, setSeat, svg} from "./common.js";
+import {COLORS, api, describe, entryText, getName, getSeat, h, loadClient, resultText, seatName, setName, setSeat, svg}
+  from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -48,12 +49,7 @@ function connect() {
 }
 
 async function loadRenderer(name) {
-  try {
-    S.renderer = await import(`/static/js/games/${name}.js`);
-  } catch (e) {
-    console.error(e);
-    S.renderer = null;
-  }
+  S.renderer = await loadClient(name);
 }
 
 async function onMessage(m) {
@@ -192,7 +188,7 @@ function renderMoves() {
   if (!moves.length || !S.game) return;
   const nm = names();
   const buttons = moves.map((a) => h("button", {onclick: () => act(a), "data-action": JSON.stringify(a)},
-    describe(S.game.name, a, nm)));
+    describe(S.renderer, a, nm)));
   const details = h("details", {open: moves.length <= 12 ? true : null},
     h("summary", {}, `All legal moves (${moves.length})`), h("div", {class: "move-list"}, buttons));
   box.append(details);
@@ -266,10 +262,7 @@ function renderLog() {
   const nm = names();
   const items = S.log.filter(Boolean).map((e) => {
     const chance = e.seat === null || e.seat === undefined;
-    const who = chance ? "chance:" : nm[e.seat];
-    if (e.hidden) return h("li", {class: "hidden"}, `${chance ? "chance" : who}: secret ${e.kind || "move"}`);
-    const text = describe(S.game.name, e.action, nm);
-    return h("li", {class: e.seat === null ? "chance" : ""}, `${who} ${text}`);
+    return h("li", {class: e.hidden ? "hidden" : chance ? "chance" : ""}, entryText(S.renderer, e, nm));
   });
   const log = $("log");
   log.replaceChildren(...items);

@@ -1,5 +1,5 @@
 // EXAGON: hexagonal tiles with coloured numbers, legal spots, rotation, the hand and bonuses.
-import {h, svg} from "../common.js";
+import {h, svg} from "/static/js/common.js";
 
 // One fixed colour per number 1-9 (and the Jolly / Exagon areas).
 export const NUMBER_COLORS = {
@@ -194,3 +194,36 @@ export function render(ctx) {
   const pass = legal.find((a) => a.pass);
   if (pass) c.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
 }
+
+// --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
+/** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
+export function describe(a, who) {
+  if ("deal" in a) return `deals tile ${a.deal}`;
+  if ("place" in a) return `places tile ${a.place.tile} at ${a.place.at.join(",")} (rotation ${a.place.rot})`;
+  if ("give" in a) return `gives tile ${a.give.tile} to ${who(a.give.to)}`;
+  return null;
+}
+
+/** A chance outcome in words (``seat``: whom it is for, or null). */
+export function outcome(o, seat, who) {
+  if (!("deal" in o)) return null;
+  return seat === null || seat === undefined ? `tile ${o.deal} is drawn` : `${who(seat)} is dealt tile ${o.deal}`;
+}
+
+/** Texts of this game's own event kinds (core/events.py: kind and fields). */
+export const EVENTS = {
+  placed: () => null, // the move itself says it
+  given: () => null,
+  stop: () => null,
+  pass: () => null,
+  dealt: (e, who) => `${who(e.seat)} is dealt tile ${e.tile}`,
+  table_tile: (e) => `tile ${e.tile} starts the table`,
+  set_aside: (e) => `${e.count} tile${e.count === 1 ? " is" : "s are"} set aside`,
+  bonus_earned: (e, who) => `${who(e.seat)} earns ${e.count} bonus${e.count === 1 ? "" : "es"}`,
+  bonus_spent: (e, who) => `${who(e.seat)} spends a bonus`,
+  bonuses_lost: (e, who) => `${who(e.seat)} loses ${e.count} bonus${e.count === 1 ? "" : "es"}`,
+  perfect_fit: (e, who) => `${who(e.seat)}: a perfect fit with tile ${e.tile}`,
+  hourglass: () => null, // the clock shows it
+  new_game: () => "a new game of the tournament begins",
+  tournament_game: (e, who) => `game won by ${(e.winners || []).map(who).join(" and ")}`,
+};

@@ -13,19 +13,61 @@ Encoding (``T = 4 * size * size`` triangles, ``S = size * size`` squares; triang
   So ``"claim"`` keeps the action space it always had, and ``"move"`` adds ``3*S*T`` teleports.
 * chance outcomes: ``roll v`` = ``v - 1`` (0..5); ``income f`` = ``5 + f`` (6..11);
   ``out seat`` = ``12 + seat``.
+
+A battle in progress is a :class:`Battle` (``TriState.battle``; ``None`` outside a battle).
+
+Events (:mod:`ludoteca.core.events`; triangles as ``[row, col, "N"|"E"|"S"|"W"]``, squares as
+``[row, col]``, seats as ints). Public unless said otherwise:
+
+* ``move`` ``{"seat", "action"}``: a player's action. The attacker's card choice is seen by the
+  attacker only (``to={attacker}``; the others see ``{"seat"}``, "player N chose a card"). The
+  defender's card is public: it completes the battle, which is revealed by the same action.
+* ``chance`` ``{"outcome"}``: a chance outcome. A battle roll is seen by the seat that rolled
+  only (``{"outcome", "seat"}``, ``to={seat}``; the others see ``{"seat"}``, "player N rolled").
+* ``place`` / ``expand`` ``{"seat", "triangle"}``: a unit placed (round 1) or an expansion.
+* ``attack`` ``{"attacker", "defender", "target", "dice"}``: a battle starts; ``dice`` is the
+  number the attacker rolls (its units adjacent to the target).
+* ``battle`` ``{"attacker", "defender", "target", "dice", "attacker_roll", "defender_roll",
+  "attacker_card", "defender_card", "attacker_total", "defender_total", "winner",
+  "attacker_won", "tie", "tie_rule"}``: the reveal. ``winner`` is a seat; ``tie`` is true when
+  the totals are equal, and then ``tie_rule`` names who wins ties (option ``ties``:
+  ``"defender"`` or ``"attacker"``), else it is ``None``.
+* ``taken`` ``{"seat", "from", "triangle"}``: the attacker (``seat``) won the target from ``from``.
+* ``void`` ``{"seat", "owner", "triangle"}``: after a lost attack the defender (``seat``)
+  emptied the attacker's (``owner``) unit on ``triangle``.
+* ``teleport`` ``{"seat", "square", "from", "to"}``: ``from`` is the triangle of the square
+  that left (option ``teleport="move"``: the square opens), ``None`` under ``"claim"``.
+* ``square_closed`` ``{"seat", "square"}``: a square became closed (all four triangles one
+  player's).
+* ``tiebreak`` ``{"seats"}``: the board is full with more than two players left and these seats
+  are tied weakest (units, then cards in hand); a chance node picks who is out.
+* ``eliminated`` ``{"seat", "why", "units"}``: a player is out and its ``units`` triangles become
+  empty; ``why`` is ``"no_unit"`` (no unit left after round 1), ``"fewest_units"`` (full board),
+  ``"fewest_cards"`` (full board, tied on units, lowest card total) or ``"tiebreak"`` (still
+  tied: drawn by the chance node).
+* ``elimination_income`` ``{"eliminations", "cards", "seats"}``: after the ``eliminations``-th
+  player is out, every seat in ``seats`` gains ``cards`` (card values).
+* ``income`` ``{"face", "cards", "seats"}``: the income die showed ``face``; every seat in
+  ``seats`` gains ``cards``.
+* ``end`` ``{"reason", "returns", "winners"}`` with ``reason`` from :meth:`TriState.end_reason`:
+  ``"last_player"``, ``"board_full"`` or ``"turn_limit"``.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypedDict
 
+from ludoteca.core import events as ev
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
-from ludoteca.core.game import Game, State
-from ludoteca.core.jsonutil import need_choice
+from ludoteca.core.events import Event
+from ludoteca.core.game import Counter, Game, State, Worlds
 from ludoteca.core.options import Option, as_int, one_of
+from ludoteca.core.shape import Between, read
 
 DIRS = ("N", "E", "S", "W")
 DIR_INDEX = {"N": 0, "E": 1, "S": 2, "W": 3}
@@ -52,17 +94,67 @@ PLAYER0 = 16   # player actions start above every chance outcome (OUT0 + 4 seats
                # integer means the same action in every position
 
 # counters (order of the internal list)
-COUNTER_NAMES = (
-    "battles", "battles_k1", "battles_k2", "battles_k3",
-    "attacker_wins_k1", "attacker_wins_k2", "attacker_wins_k3",
-    "squares_closed", "teleports", "eliminations", "expands", "passes",
+COUNTERS = (
+    Counter("battles", "mean_per_game", "attacks played (battles started), per game"),
+    Counter("battles_k1", "mean_per_game", "battles in which the attacker rolled 1 die, per game"),
+    Counter("battles_k2", "mean_per_game", "battles in which the attacker rolled 2 dice, per game"),
+    Counter("battles_k3", "mean_per_game", "battles in which the attacker rolled 3 dice, per game"),
+    Counter("attacker_wins_k1", "share_per_event", "battles won by an attacker rolling 1 die", "battles_k1"),
+    Counter("attacker_wins_k2", "share_per_event", "battles won by an attacker rolling 2 dice", "battles_k2"),
+    Counter("attacker_wins_k3", "share_per_event", "battles won by an attacker rolling 3 dice", "battles_k3"),
+    Counter("squares_closed", "mean_per_game",
+            "times a square became closed (all four triangles one player's), per game"),
+    Counter("teleports", "mean_per_game", "teleports played, per game"),
+    Counter("eliminations", "mean_per_game", "players eliminated, per game"),
+    Counter("expands", "mean_per_game", "expansions played, per game"),
+    Counter("passes", "mean_per_game", "turns passed (no expansion, attack or teleport possible), per game"),
 )
+COUNTER_NAMES = tuple(c.name for c in COUNTERS)
 C_BATTLES, C_K1, C_W1, C_CLOSED, C_TELEPORTS, C_ELIM, C_EXPANDS, C_PASSES = 0, 1, 4, 7, 8, 9, 10, 11
 
 # card gained from the income die face (seed): 1-3 -> +2, 4-5 -> +3, 6 -> +4 (as CARD_INDEX)
 INCOME_CARD = (None, 1, 1, 1, 2, 2, 3)
 # cards every remaining player gains after the k-th elimination (seed), as CARD_INDEX counts
 ELIMINATION_INCOME = {1: (0, 1, 1, 0), 2: (0, 2, 0, 1)}
+
+
+@dataclass(slots=True)
+class Battle:
+    """A battle in progress (``TriState.battle``; ``None`` outside a battle).
+
+    ``step`` is one of ``A_ROLL``, ``D_ROLL``, ``A_CARD``, ``D_CARD``, ``VOID`` (named in
+    ``STEP_NAMES``); rolls and cards are ``None`` until decided. The engine updates it in place
+    (fast path); :meth:`copy` gives an independent one.
+    """
+
+    attacker: int
+    defender: int
+    target: int
+    """The attacked triangle (index)."""
+    dice: int
+    """Dice the attacker rolls: its units adjacent to the target (1 to 3)."""
+    step: int = 0
+    attacker_roll: int | None = None
+    defender_roll: int | None = None
+    attacker_card: int | None = None
+    defender_card: int | None = None
+
+    def copy(self) -> Battle:
+        return Battle(self.attacker, self.defender, self.target, self.dice, self.step,
+                      self.attacker_roll, self.defender_roll, self.attacker_card, self.defender_card)
+
+    def totals(self) -> tuple[int, int]:
+        """``(attacker total, defender total)``: roll plus card, once both cards are chosen."""
+        if (self.attacker_roll is None or self.defender_roll is None or self.attacker_card is None
+                or self.defender_card is None):
+            raise ValueError("the battle's totals are known once both cards are chosen")
+        return self.attacker_roll + self.attacker_card, self.defender_roll + self.defender_card
+
+
+def roll_probs(dice: int) -> list[tuple[int, float]]:
+    """Die faces and probabilities of the highest of ``dice`` dice: ``(v^k - (v-1)^k) / 6^k``."""
+    k = max(1, dice)
+    return [(v, (v**k - (v - 1) ** k) / 6**k) for v in range(1, 7)]
 
 
 def _dice_table() -> dict[int, list[tuple[int, float]]]:
@@ -90,6 +182,11 @@ class TriGame(Game):
     title = "TRI"
     min_players = 2
     max_players = 4
+    hidden_information = True
+    score_name = "units"
+    counters = COUNTERS
+    agent_defaults = {"mcts": {"iterations": 400, "cap": 10, "rollout": "heuristic", "prune": 8}}
+    catalogue_order = 2
     OPTIONS = (
         Option("size", "board side in squares (each square holds four triangles); 2 to 12",
                _size_default, as_int(MIN_SIZE, MAX_SIZE)),
@@ -101,6 +198,29 @@ class TriGame(Game):
                "stays closed) or 'move' one of the square's four units there (the square opens)",
                "claim", one_of("claim", "move")),
     )
+
+    size: int
+    ties_attacker: bool
+    turn_limit: int
+    teleport_move: bool
+    T: int
+    """Triangles on the board (``4 * size * size``)."""
+    S: int
+    """Squares on the board (``size * size``)."""
+    PLACE: int
+    EXPAND: int
+    ATTACK: int
+    VOID: int
+    TELEPORT: int
+    CARD: int
+    PASS: int
+    n_actions: int
+    NB: list[tuple[int, int, int]]
+    """The three edge-neighbours of each triangle."""
+    tri_key: list[str]
+    tri_index: dict[str, int]
+    sq_key: list[str]
+    sq_index: dict[str, int]
 
     def _setup(self) -> None:
         n = self.size = self.options["size"]
@@ -184,7 +304,7 @@ class TriGame(Game):
                 raise IllegalActionError(f"{what}: {name} must be a whole number 0 to {n - 1}, not {x!r}")
         if not isinstance(d, str) or d not in DIR_INDEX:
             raise IllegalActionError(f"{what}: the side must be \"N\", \"E\", \"S\" or \"W\", not {d!r}")
-        return (r * n + c) * 4 + DIR_INDEX[d]
+        return int((r * n + c) * 4 + DIR_INDEX[d])
 
     def square_from_json(self, value: Any, what: str) -> int:
         if not isinstance(value, (list, tuple)) or len(value) != 2:
@@ -193,7 +313,7 @@ class TriGame(Game):
         for name, x in zip(("row", "col"), value, strict=True):
             if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < n:
                 raise IllegalActionError(f"{what}: {name} must be a whole number 0 to {n - 1}, not {x!r}")
-        return value[0] * n + value[1]
+        return int(value[0] * n + value[1])
 
 
 class TriState(State):
@@ -202,15 +322,7 @@ class TriState(State):
     __slots__ = (
         "_counters",
         "alive",
-        "b_acard",
-        "b_aroll",
-        "b_att",
-        "b_dcard",
-        "b_def",
-        "b_dice",
-        "b_droll",
-        "b_step",
-        "b_target",
+        "battle",
         "empty",
         "hands",
         "n_alive",
@@ -223,28 +335,28 @@ class TriState(State):
         "used",
     )
 
+    game: TriGame
+    battle: Battle | None
+    """The battle in progress; ``None`` outside the battle phase."""
+
     def __init__(self, game: TriGame, *, blank: bool = False) -> None:
         super().__init__(game)
+        self.battle = None
+        self._counters = [0] * len(COUNTER_NAMES)
         if blank:
             return
         n = game.num_players
-        self.owner = [-1] * game.T
-        self.owned = [set() for _ in range(n)]
-        self.hands = [list(START_HAND) for _ in range(n)]
-        self.alive = [True] * n
-        self.n_alive = n
-        self.empty = game.T
-        self.used = [False] * game.S
-        self.to_move = 0
-        self.round = 1
-        self.turn = 0
-        self.phase = PLACE
-        self._clear_battle()
-        self._counters = [0] * len(COUNTER_NAMES)
-
-    def _clear_battle(self) -> None:
-        self.b_att = self.b_def = self.b_target = self.b_dice = self.b_step = None
-        self.b_aroll = self.b_droll = self.b_acard = self.b_dcard = None
+        self.owner: list[int] = [-1] * game.T
+        self.owned: list[set[int]] = [set() for _ in range(n)]
+        self.hands: list[list[int]] = [list(START_HAND) for _ in range(n)]
+        self.alive: list[bool] = [True] * n
+        self.n_alive: int = n
+        self.empty: int = game.T
+        self.used: list[bool] = [False] * game.S
+        self.to_move: int = 0
+        self.round: int = 1
+        self.turn: int = 0
+        self.phase: int = PLACE
 
     # --- protocol ------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -252,67 +364,33 @@ class TriState(State):
         if ph <= ACT:
             return self.to_move
         if ph == BATTLE:
-            step = self.b_step
+            b = self.battle
+            assert b is not None
+            step = b.step
             if step <= D_ROLL:
                 return CHANCE
-            return self.b_att if step == A_CARD else self.b_def
+            return b.attacker if step == A_CARD else b.defender
         if ph == OVER:
             return TERMINAL
         return CHANCE
 
     def _legal_actions(self) -> list[int]:
         ph = self.phase
-        g: TriGame = self.game
+        g = self.game
         if ph == ACT:
-            p = self.to_move
-            owner = self.owner
-            nb = g.NB
-            exp: set[int] = set()
-            atk: set[int] = set()
-            corners = []
-            for t in self.owned[p]:
-                for u in nb[t]:
-                    o = owner[u]
-                    if o < 0:
-                        exp.add(u)
-                    elif o != p:
-                        atk.add(u)
-                if not t & 3:
-                    corners.append(t)
-            base = g.EXPAND
-            res = [base + u for u in sorted(exp)]
-            if atk:
-                base = g.ATTACK
-                for u in sorted(atk):
-                    b = u & ~3
-                    o = owner[b]
-                    if not (o == owner[b + 1] == owner[b + 2] == owner[b + 3]):
-                        res.append(base + u)
-            if corners and self.empty:
-                used = self.used
-                squares = [t >> 2 for t in corners
-                           if not used[t >> 2] and owner[t + 1] == p and owner[t + 2] == p
-                           and owner[t + 3] == p]
-                if squares:
-                    empties = [u for u, o in enumerate(owner) if o < 0]
-                    squares.sort()
-                    for side in range(4 if g.teleport_move else 1):  # ascending ints
-                        for s in squares:
-                            base = g.teleport_action(s, side, 0)
-                            res.extend([base + u for u in empties])
-            if not res:
-                res.append(g.PASS)
-            return res
+            return self._act_actions(g, self.to_move)
         if ph == BATTLE:
-            step = self.b_step
+            b = self.battle
+            assert b is not None
+            step = b.step
             if step <= D_ROLL:
                 return [a for a, _ in self.chance_outcomes()]
             if step == VOID:
-                att = self.b_att
+                att = b.attacker
                 owner = self.owner
                 base = g.VOID
-                return sorted(base + u for u in g.NB[self.b_target] if owner[u] == att)
-            hand = self.hands[self.b_att if step == A_CARD else self.b_def]
+                return sorted(base + u for u in g.NB[b.target] if owner[u] == att)
+            hand = self.hands[b.attacker if step == A_CARD else b.defender]
             base = g.CARD
             res = [base + i for i in range(4) if hand[i]]
             return res if res else [base]
@@ -326,12 +404,54 @@ class TriState(State):
             return []
         return [a for a, _ in self.chance_outcomes()]
 
+    def _act_actions(self, g: TriGame, p: int) -> list[int]:
+        owner = self.owner
+        nb = g.NB
+        exp: set[int] = set()
+        atk: set[int] = set()
+        corners = []
+        for t in self.owned[p]:
+            for u in nb[t]:
+                o = owner[u]
+                if o < 0:
+                    exp.add(u)
+                elif o != p:
+                    atk.add(u)
+            if not t & 3:
+                corners.append(t)
+        base = g.EXPAND
+        res = [base + u for u in sorted(exp)]
+        if atk:
+            base = g.ATTACK
+            for u in sorted(atk):
+                b = u & ~3
+                o = owner[b]
+                if not (o == owner[b + 1] == owner[b + 2] == owner[b + 3]):
+                    res.append(base + u)
+        if corners and self.empty:
+            used = self.used
+            squares = [t >> 2 for t in corners
+                       if not used[t >> 2] and owner[t + 1] == p and owner[t + 2] == p
+                       and owner[t + 3] == p]
+            if squares:
+                empties = [u for u, o in enumerate(owner) if o < 0]
+                squares.sort()
+                for side in range(4 if g.teleport_move else 1):  # ascending ints
+                    for s in squares:
+                        base = g.teleport_action(s, side, 0)
+                        res.extend([base + u for u in empties])
+        if not res:
+            res.append(g.PASS)
+        return res
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         ph = self.phase
         if ph == BATTLE:
-            if self.b_step == A_ROLL:
-                return list(DICE[self.b_dice])
-            if self.b_step == D_ROLL:
+            b = self.battle
+            assert b is not None
+            if b.step == A_ROLL:
+                return list(DICE[b.dice])
+            if b.step == D_ROLL:
                 return list(DEFENDER_DICE)
             return []
         if ph == INCOME:
@@ -343,81 +463,105 @@ class TriState(State):
         return []
 
     def _apply(self, a: int) -> None:
-        g: TriGame = self.game
         ph = self.phase
         if ph == ACT:
-            p = self.to_move
-            if a < g.ATTACK:
-                self._claim(a - g.EXPAND, p)
-                self._counters[C_EXPANDS] += 1
-                self._end_turn()
-            elif a < g.VOID:
-                t = a - g.ATTACK
-                k = 0
-                owner = self.owner
-                for u in g.NB[t]:
-                    if owner[u] == p:
-                        k += 1
-                self.phase = BATTLE
-                self.b_att = p
-                self.b_def = owner[t]
-                self.b_target = t
-                self.b_dice = k
-                self.b_step = A_ROLL
-                c = self._counters
-                c[C_BATTLES] += 1
-                c[C_K1 + k - 1] += 1
-            elif a == g.PASS:
-                self._counters[C_PASSES] += 1
-                self._end_turn()
-            else:
-                s, side, t = g.teleport_parts(a)
-                self.used[s] = True
-                if g.teleport_move:  # the unit on that side leaves: the square opens
-                    u = 4 * s + side
-                    self.owner[u] = -1
-                    self.owned[p].discard(u)
-                    self.empty += 1
-                self._claim(t, p)
-                self._counters[C_TELEPORTS] += 1
-                self._end_turn()
+            self._apply_act(a)
         elif ph == BATTLE:
-            step = self.b_step
-            if step == A_ROLL:
-                self.b_aroll = a - ROLL0 + 1
-                self.b_step = D_ROLL
-            elif step == D_ROLL:
-                self.b_droll = a - ROLL0 + 1
-                self.b_step = A_CARD
-            elif step == A_CARD:
-                self.b_acard = CARD_VALUES[a - g.CARD]
-                self.b_step = D_CARD
-            elif step == D_CARD:
-                self.b_dcard = CARD_VALUES[a - g.CARD]
-                self._reveal()
-            else:  # VOID
-                t = a - g.VOID
-                self.owner[t] = -1
-                self.owned[self.b_att].discard(t)
-                self.empty += 1
-                self._clear_battle()
-                self._end_turn()
+            self._apply_battle(a)
         elif ph == PLACE:
-            self._claim(a - g.PLACE, self.to_move)
+            t = a - self.game.PLACE
+            if self._events is not None:
+                self._say("place", {"seat": self.to_move, "triangle": self.game.tri_to_json(t)})
+            self._claim(t, self.to_move)
             self._end_turn()
         elif ph == INCOME:
-            card = INCOME_CARD[a - INCOME0]
+            face = a - INCOME0
+            card = INCOME_CARD[face]
+            assert card is not None
             hands = self.hands
             for s, alive in enumerate(self.alive):
                 if alive:
                     hands[s][card] += 1
+            if self._events is not None:
+                self._say("income", {"face": face, "cards": [CARD_VALUES[card]],
+                                     "seats": [s for s, alive in enumerate(self.alive) if alive]})
             self.round += 1
             self.phase = ACT
         elif ph == TIEBREAK:
-            self._eliminate(a - OUT0)
+            self._eliminate(a - OUT0, "tiebreak")
             self._continue()
         else:  # pragma: no cover - apply_action refuses every action once over
             raise IllegalActionError("the game is over")
+
+    def _apply_act(self, a: int) -> None:
+        g = self.game
+        p = self.to_move
+        if a < g.ATTACK:
+            t = a - g.EXPAND
+            if self._events is not None:
+                self._say("expand", {"seat": p, "triangle": g.tri_to_json(t)})
+            self._claim(t, p)
+            self._counters[C_EXPANDS] += 1
+            self._end_turn()
+        elif a < g.VOID:
+            t = a - g.ATTACK
+            k = 0
+            owner = self.owner
+            for u in g.NB[t]:
+                if owner[u] == p:
+                    k += 1
+            self.phase = BATTLE
+            self.battle = Battle(p, owner[t], t, k)
+            c = self._counters
+            c[C_BATTLES] += 1
+            c[C_K1 + k - 1] += 1
+            if self._events is not None:
+                self._say("attack", {"attacker": p, "defender": owner[t], "target": g.tri_to_json(t), "dice": k})
+        elif a == g.PASS:
+            self._counters[C_PASSES] += 1
+            self._end_turn()
+        else:
+            s, side, t = g.teleport_parts(a)
+            self.used[s] = True
+            left = None
+            if g.teleport_move:  # the unit on that side leaves: the square opens
+                left = u = 4 * s + side
+                self.owner[u] = -1
+                self.owned[p].discard(u)
+                self.empty += 1
+            if self._events is not None:
+                self._say("teleport", {"seat": p, "square": [s // g.size, s % g.size],
+                                       "from": None if left is None else g.tri_to_json(left),
+                                       "to": g.tri_to_json(t)})
+            self._claim(t, p)
+            self._counters[C_TELEPORTS] += 1
+            self._end_turn()
+
+    def _apply_battle(self, a: int) -> None:
+        b = self.battle
+        assert b is not None
+        step = b.step
+        if step == A_ROLL:
+            b.attacker_roll = a - ROLL0 + 1
+            b.step = D_ROLL
+        elif step == D_ROLL:
+            b.defender_roll = a - ROLL0 + 1
+            b.step = A_CARD
+        elif step == A_CARD:
+            b.attacker_card = CARD_VALUES[a - self.game.CARD]
+            b.step = D_CARD
+        elif step == D_CARD:
+            b.defender_card = CARD_VALUES[a - self.game.CARD]
+            self._reveal(b)
+        else:  # VOID
+            t = a - self.game.VOID
+            if self._events is not None:
+                self._say("void", {"seat": b.defender, "owner": b.attacker, "triangle": self.game.tri_to_json(t)})
+            self.owner[t] = -1
+            self.owned[b.attacker].discard(t)
+            self.empty += 1
+            self.battle = None
+            self._end_turn()
 
     def _claim(self, t: int, p: int) -> None:
         owner = self.owner
@@ -427,10 +571,15 @@ class TriState(State):
         b = t & ~3
         if owner[b] == owner[b + 1] == owner[b + 2] == owner[b + 3]:
             self._counters[C_CLOSED] += 1
+            if self._events is not None:
+                n = self.game.size
+                self._say("square_closed", {"seat": p, "square": [(t >> 2) // n, (t >> 2) % n]})
 
-    def _reveal(self) -> None:
-        att, dfn = self.b_att, self.b_def
-        acard, dcard = self.b_acard, self.b_dcard
+    def _reveal(self, b: Battle) -> None:
+        att, dfn = b.attacker, b.defender
+        acard, dcard = b.attacker_card, b.defender_card
+        aroll, droll = b.attacker_roll, b.defender_roll
+        assert acard is not None and dcard is not None and aroll is not None and droll is not None
         # both cards are discarded at the reveal (a {"card": 0} from an empty hand discards nothing)
         ha, hd = self.hands[att], self.hands[dfn]
         i = CARD_INDEX[acard]
@@ -439,19 +588,41 @@ class TriState(State):
         i = CARD_INDEX[dcard]
         if hd[i]:
             hd[i] -= 1
-        a_tot = self.b_aroll + acard
-        d_tot = self.b_droll + dcard
-        if a_tot > d_tot or (a_tot == d_tot and self.game.ties_attacker):
-            t = self.b_target
-            self._counters[C_W1 + self.b_dice - 1] += 1
+        a_tot = aroll + acard
+        d_tot = droll + dcard
+        won = a_tot > d_tot or (a_tot == d_tot and self.game.ties_attacker)
+        if self._events is not None:
+            self._emit_reveal(b, a_tot, d_tot, won)
+        if won:
+            t = b.target
+            c = self._counters
+            c[C_W1 + b.dice - 1] += 1
             self.owned[dfn].discard(t)
             self.owner[t] = -1
             self.empty += 1
+            if self._events is not None:
+                self._say("taken", {"seat": att, "from": dfn, "triangle": self.game.tri_to_json(t)})
             self._claim(t, att)
-            self._clear_battle()
+            self.battle = None
             self._end_turn()
         else:
-            self.b_step = VOID
+            b.step = VOID
+
+    def _say(self, kind: str, data: dict[str, Any]) -> None:
+        """Announce a public event (a no-op on the fast path; callers test ``self._events`` first
+        so that the fast path builds no fields)."""
+        events = self._events
+        if events is not None:
+            events.append(Event(kind, data))
+
+    def _emit_reveal(self, b: Battle, a_tot: int, d_tot: int, won: bool) -> None:
+        tie = a_tot == d_tot
+        self._say("battle", {
+            "attacker": b.attacker, "defender": b.defender, "target": self.game.tri_to_json(b.target),
+            "dice": b.dice, "attacker_roll": b.attacker_roll, "defender_roll": b.defender_roll,
+            "attacker_card": b.attacker_card, "defender_card": b.defender_card,
+            "attacker_total": a_tot, "defender_total": d_tot, "winner": b.attacker if won else b.defender,
+            "attacker_won": won, "tie": tie, "tie_rule": self.game.options["ties"] if tie else None})
 
     def _end_turn(self) -> None:
         """A player's turn is complete: count it, then eliminations, end, next player."""
@@ -461,14 +632,22 @@ class TriState(State):
             owned = self.owned
             for s in range(len(alive)):
                 if alive[s] and not owned[s]:
-                    self._eliminate(s)
+                    self._eliminate(s, "no_unit")
         if self.empty == 0 and self.n_alive > 2:
             tied = self._weakest()
             if len(tied) > 1:
                 self.phase = TIEBREAK
+                if self._events is not None:
+                    self._say("tiebreak", {"seats": tied})
                 return
-            self._eliminate(tied[0])
+            self._eliminate(tied[0], "fewest_units" if self._events is None else self._why_weakest(tied[0]))
         self._continue()
+
+    def _why_weakest(self, s: int) -> str:
+        """``"fewest_units"``, or ``"fewest_cards"`` when another seat has as many units."""
+        units = len(self.owned[s])
+        others = [len(self.owned[p]) for p in range(len(self.alive)) if self.alive[p] and p != s]
+        return "fewest_cards" if units in others else "fewest_units"
 
     def _continue(self) -> None:
         if self.n_alive <= 1 or (self.empty == 0 and self.n_alive == 2):
@@ -497,7 +676,7 @@ class TriState(State):
         """Alive seats with the fewest units, then the lowest card total in hand."""
         alive = self.alive
         owned = self.owned
-        best = None
+        best: tuple[int, int] | None = None
         tied: list[int] = []
         for s in range(len(alive)):
             if not alive[s]:
@@ -511,27 +690,36 @@ class TriState(State):
                 tied.append(s)
         return tied
 
-    def _eliminate(self, s: int) -> None:
+    def _eliminate(self, s: int, why: str) -> None:
         self.alive[s] = False
         self.n_alive -= 1
         owner = self.owner
         for t in self.owned[s]:
             owner[t] = -1
-        self.empty += len(self.owned[s])
+        units = len(self.owned[s])
+        self.empty += units
         self.owned[s] = set()
         self._counters[C_ELIM] += 1
-        gain = ELIMINATION_INCOME.get(self.num_players - self.n_alive)
+        if self._events is not None:
+            self._say("eliminated", {"seat": s, "why": why, "units": units})
+        k = self.num_players - self.n_alive
+        gain = ELIMINATION_INCOME.get(k)
         if gain:
             for p, alive in enumerate(self.alive):
                 if alive:
                     h = self.hands[p]
                     for i in range(4):
                         h[i] += gain[i]
+            if self._events is not None:
+                self._say("elimination_income", {
+                    "eliminations": k, "cards": [v for i, v in enumerate(CARD_VALUES) for _ in range(gain[i])],
+                    "seats": [p for p, alive in enumerate(self.alive) if alive]})
 
     def _copy(self) -> TriState:
         c = TriState.__new__(TriState)
         c.game = self.game
         c._legal = None
+        c._events = None
         c.owner = self.owner[:]
         c.owned = [set(x) for x in self.owned]
         c.hands = [h[:] for h in self.hands]
@@ -543,15 +731,8 @@ class TriState(State):
         c.round = self.round
         c.turn = self.turn
         c.phase = self.phase
-        c.b_att = self.b_att
-        c.b_def = self.b_def
-        c.b_target = self.b_target
-        c.b_dice = self.b_dice
-        c.b_step = self.b_step
-        c.b_aroll = self.b_aroll
-        c.b_droll = self.b_droll
-        c.b_acard = self.b_acard
-        c.b_dcard = self.b_dcard
+        b = self.battle
+        c.battle = None if b is None else b.copy()
         c._counters = self._counters[:]
         return c
 
@@ -565,11 +746,103 @@ class TriState(State):
         share = 1.0 / len(winners)
         return [share if s in winners else 0.0 for s in range(n)]
 
-    # --- extras -------------------------------------------------------------------------
-    def counters(self) -> dict[str, int]:
-        """Event counts since the initial state (a state read from JSON starts at 0)."""
+    # --- the contract's hooks ------------------------------------------------------------
+    def turns_played(self) -> int:
+        """Player turns completed (the position's ``turn``), read directly (the lab calls it often)."""
+        return self.turn
+
+    def scores(self) -> list[float]:
+        """Units owned by each seat (the measure of ``turn_limit``; 0 for a seat that is out)."""
+        return [float(len(x)) for x in self.owned]
+
+    def end_reason(self) -> str:
+        """``"last_player"`` (one player left), ``"board_full"`` (no empty triangle, two players
+        left) or ``"turn_limit"``; ``""`` while the game goes on."""
+        if self.phase != OVER:
+            return ""
+        if self.n_alive <= 1:
+            return "last_player"
+        if self.empty == 0 and self.n_alive == 2:
+            return "board_full"
+        return "turn_limit"
+
+    def counters(self) -> dict[str, float]:
+        """Event counts since the initial state (a state read from JSON starts at 0); the names
+        and meanings are ``TriGame.counters``."""
         return dict(zip(COUNTER_NAMES, self._counters, strict=True))
 
+    def _action_event(self, action: int) -> Event:
+        """Battle rolls and the attacker's card are seen by their owner only (RULES.md TRI
+        "Battles" 2: each picks knowing only their own roll; the attacker's card is hidden from the
+        defender); the defender's card is public, as the same action reveals the battle."""
+        b = self.battle
+        if b is None:  # built here rather than by the default, for speed: the same events
+            if self.phase <= ACT:
+                return Event(ev.MOVE, {"seat": self.to_move, "action": self.action_to_json(action)})
+            return Event(ev.CHANCE, {"outcome": self.action_to_json(action)})
+        step = b.step
+        if step <= D_ROLL:
+            seat = b.attacker if step == A_ROLL else b.defender
+            return Event(ev.CHANCE, {"outcome": self.action_to_json(action), "seat": seat},
+                         frozenset((seat,)), {"seat": seat})
+        if step == A_CARD:
+            seat = b.attacker
+            return Event(ev.MOVE, {"seat": seat, "action": self.action_to_json(action)},
+                         frozenset((seat,)), {"seat": seat})
+        return Event(ev.MOVE, {"seat": b.defender, "action": self.action_to_json(action)})
+
+    def action_label(self, action: int, seat: int) -> Hashable:
+        """What ``seat`` observes of ``action``: the action itself, ``None`` for another seat's
+        battle roll or the attacker's card, and at the reveal (the defender's card) the action
+        with the attacker's roll, the defender's roll and the attacker's card."""
+        b = self.battle
+        if b is None:
+            return action
+        step = b.step
+        if step in (A_ROLL, A_CARD):  # the attacker's roll and card: theirs only
+            return action if seat == b.attacker else None
+        if step == D_ROLL:  # the defender's roll: theirs only
+            return action if seat == b.defender else None
+        if step == D_CARD:  # the reveal: both rolls and both cards become public
+            return (action, b.attacker_roll, b.defender_roll, b.attacker_card)
+        return action
+
+    def worlds(self, seat: int) -> Worlds | None:
+        """During a battle, the positions ``seat`` cannot tell apart: every value of the other
+        side's roll (highest of ``dice`` dice) and of the attacker's card (uniform over the
+        distinct values in its hand) not shown to ``seat``, weighted by their probabilities;
+        ``None`` when ``seat`` sees everything (outside a battle, at the ``void`` step, or a seat
+        whose observation hides nothing)."""
+        b = self.battle
+        if b is None or b.step == VOID:
+            return None
+        hidden: list[tuple[str, list[tuple[int, float]]]] = []
+        if b.step > A_ROLL and seat != b.attacker:
+            hidden.append(("attacker_roll", roll_probs(b.dice)))
+        if b.step > D_ROLL and seat != b.defender:
+            hidden.append(("defender_roll", roll_probs(1)))
+        if b.step > A_CARD and seat != b.attacker:
+            hand = _hand_values(self.hands[b.attacker])
+            hidden.append(("attacker_card", [(card, 1 / len(hand)) for card in hand]))
+        if not hidden:
+            return None
+        states: list[State] = []
+        weights: list[float] = []
+        for combo in itertools.product(*(values for _, values in hidden)):
+            world = self._copy()
+            wb = world.battle
+            assert wb is not None
+            w = 1.0
+            for (key, _), (value, p) in zip(hidden, combo, strict=True):
+                setattr(wb, key, value)
+                w *= p
+            if w <= 0:
+                continue
+            states.append(world)
+            weights.append(w)
+        return states, weights
+
+    # --- extras -------------------------------------------------------------------------
     def units(self) -> list[int]:
         """Triangles owned by each seat."""
         return [len(x) for x in self.owned]
@@ -581,7 +854,7 @@ class TriState(State):
 
     # --- JSON ---------------------------------------------------------------------------
     def action_to_json(self, action: Any) -> dict[str, Any]:
-        if isinstance(action, bool) or not isinstance(action, int):
+        if type(action) is not int and (isinstance(action, bool) or not isinstance(action, int)):
             raise ValueError(f"{action!r} is not a TRI action")
         g: TriGame = self.game
         if action < PLAYER0:
@@ -648,14 +921,15 @@ class TriState(State):
         return base + t
 
     def _battle_json(self) -> dict[str, Any] | None:
-        if self.phase != BATTLE:
+        b = self.battle
+        if b is None:
             return None
         return {
-            "attacker": self.b_att, "defender": self.b_def,
-            "target": self.game.tri_key[self.b_target], "dice": self.b_dice,
-            "step": STEP_NAMES[self.b_step],
-            "attacker_roll": self.b_aroll, "defender_roll": self.b_droll,
-            "attacker_card": self.b_acard, "defender_card": self.b_dcard,
+            "attacker": b.attacker, "defender": b.defender,
+            "target": self.game.tri_key[b.target], "dice": b.dice,
+            "step": STEP_NAMES[b.step],
+            "attacker_roll": b.attacker_roll, "defender_roll": b.defender_roll,
+            "attacker_card": b.attacker_card, "defender_card": b.defender_card,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -680,11 +954,12 @@ class TriState(State):
             raise ValueError(f"seat must be 0 to {self.num_players - 1} or None, not {seat!r}")
         data = self.to_json()
         battle = data["battle"]
-        if battle is not None and self.b_step != VOID:
+        b = self.battle
+        if battle is not None and b is not None and b.step != VOID:
             hidden = []
-            if seat != self.b_att:
+            if seat != b.attacker:
                 hidden += ["attacker_roll", "attacker_card"]
-            if seat != self.b_def:
+            if seat != b.defender:
                 hidden += ["defender_roll", "defender_card"]
             for k in hidden:
                 battle[k] = None
@@ -693,9 +968,11 @@ class TriState(State):
 
     # --- text ---------------------------------------------------------------------------
     def render(self) -> str:
-        g: TriGame = self.game
+        g = self.game
         n = g.size
         owner = self.owner
+        battle = self.battle
+        target = -1 if battle is None else battle.target
 
         def ch(t: int) -> str:
             o = owner[t]
@@ -713,7 +990,7 @@ class TriState(State):
             for c in range(n):
                 b = (r * n + c) * 4
                 centre = "#" if self.is_closed(b >> 2) else (
-                    "*" if self.phase == BATTLE and b <= self.b_target < b + 4 else " ")
+                    "*" if b <= target < b + 4 else " ")
                 top.append(f"  {ch(b)}  ")
                 mid.append(f"{ch(b + 3)} {centre} {ch(b + 1)}")
                 bot.append(f"  {ch(b + 2)}  ")
@@ -730,13 +1007,13 @@ class TriState(State):
             lines.append(f"{mark}P{s} {state:<3} units {len(self.owned[s]):>3}  cards [{hand}]")
         if data["teleports_used"]:
             lines.append("teleports used: " + " ".join(data["teleports_used"]))
-        if self.phase == BATTLE:
+        if battle is not None:
             def v(x: Any) -> str:
                 return "-" if x is None else str(x)
             lines.append(
-                f"battle: P{self.b_att} attacks {g.tri_key[self.b_target]} of P{self.b_def} with "
-                f"{self.b_dice} dice; step {STEP_NAMES[self.b_step]}; rolls {v(self.b_aroll)}/"
-                f"{v(self.b_droll)}; cards {v(self.b_acard)}/{v(self.b_dcard)}")
+                f"battle: P{battle.attacker} attacks {g.tri_key[battle.target]} of P{battle.defender} with "
+                f"{battle.dice} dice; step {STEP_NAMES[battle.step]}; rolls {v(battle.attacker_roll)}/"
+                f"{v(battle.defender_roll)}; cards {v(battle.attacker_card)}/{v(battle.defender_card)}")
         if self.phase == OVER:
             lines.append("game over; returns " + json.dumps(self.returns()))
         return "\n".join(lines)
@@ -821,11 +1098,18 @@ def _teleport_from_json(g: TriGame, value: Any) -> int:
     t = g.tri_from_json(value["to"], "teleport to")
     side = 0
     if g.teleport_move:
-        side = DIR_INDEX.get(value["from"]) if isinstance(value["from"], str) else None
-        if side is None:
+        found = DIR_INDEX.get(value["from"]) if isinstance(value["from"], str) else None
+        if found is None:
             raise IllegalActionError(f'teleport from: the side must be "N", "E", "S" or "W", '
                                      f"not {json.dumps(value['from'], default=str)}")
+        side = found
     return g.teleport_action(s, side, t)
+
+
+def _hand_values(counts: list[int]) -> list[int]:
+    """The distinct card values in a hand (counts per ``CARD_VALUES``), ascending; ``[0]`` when
+    the hand is empty (a player with no card plays ``{"card": 0}``)."""
+    return [v for i, v in enumerate(CARD_VALUES) if counts[i]] or [0]
 
 
 def _is_card(value: Any) -> bool:
@@ -849,23 +1133,51 @@ def _parse_coords(text: str, count: int, whole: str) -> list[Any]:
 
 
 # --- reading positions ---------------------------------------------------------------------
-REQUIRED_KEYS = ("game", "players", "size", "owner", "hands", "alive", "teleports_used",
-                 "to_move", "round", "turn", "phase", "battle")
-BATTLE_KEYS = ("attacker", "defender", "target", "dice", "step", "attacker_roll", "defender_roll",
-               "attacker_card", "defender_card")
+# The shape of the position JSON (RULES.md TRI "Position JSON"), checked by the shared reader;
+# the functions below keep only the rule invariants.
+
+Card = Literal[0, 2, 3, 4]
+Roll = Annotated[int, Between(1, 6)]
 
 
-def _int(value: Any, what: str, low: int | None = None, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} must be a whole number, not {value!r}")
-    if low is not None and value < low:
-        raise ValueError(f"{what} must be at least {low}, not {value}")
-    if high is not None and value > high:
-        raise ValueError(f"{what} must be at most {high}, not {value}")
+class BattleJson(TypedDict):
+    """``battle`` during the battle phase (``null`` otherwise)."""
+
+    attacker: int
+    defender: int
+    target: str
+    dice: Annotated[int, Between(1, 3)]
+    step: Literal["attacker_roll", "defender_roll", "attacker_card", "defender_card", "void"]
+    attacker_roll: Roll | None
+    defender_roll: Roll | None
+    attacker_card: Card | None
+    defender_card: Card | None
+
+
+class PositionJson(TypedDict):
+    """A TRI position (``"turn"`` as in every game)."""
+
+    game: Literal["tri"]
+    players: int
+    size: int
+    owner: dict[str, int]
+    hands: list[list[Card]]
+    alive: list[bool]
+    teleports_used: list[str]
+    to_move: int
+    round: Annotated[int, Between(1, None)]
+    turn: Annotated[int, Between(0, None)]
+    phase: Literal["place", "act", "battle", "income_roll", "tiebreak", "over"]
+    battle: BattleJson | None
+
+
+def _seat(value: int, what: str, n: int) -> int:
+    if not 0 <= value < n:
+        raise ValueError(f"{what} must be a seat 0 to {n - 1}, not {value}")
     return value
 
 
-def _check_over(g: TriGame, st: TriState, used: list[Any]) -> None:
+def _check_over(g: TriGame, st: TriState, used: list[str]) -> None:
     """Refuse ``phase: "over"`` unless the game has ended (RULES.md TRI "Eliminations and end",
     and Conventions: reaching ``turn_limit`` ends the game)."""
     units = [len(x) for x in st.owned]
@@ -888,130 +1200,39 @@ def _check_over(g: TriGame, st: TriState, used: list[Any]) -> None:
 
 
 def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
-    if not isinstance(data, Mapping):
-        raise ValueError(f"a TRI position must be a JSON object, not {type(data).__name__}")
-    for k in REQUIRED_KEYS:
-        if k not in data:
-            raise ValueError(f"the position is missing the key {k!r}")
-    if data["game"] != "tri":
-        raise ValueError(f"position['game'] must be 'tri', not {data['game']!r}")
+    pos = read(data, PositionJson)
     n = g.num_players
-    if _int(data["players"], "players") != n:
-        raise ValueError(f"players is {data['players']} but this game has {n} players")
-    if _int(data["size"], "size") != g.size:
-        raise ValueError(f"size is {data['size']} but this game's board has size {g.size}")
-
+    if pos["players"] != n:
+        raise ValueError(f"players is {pos['players']} but this game has {n} players")
+    if pos["size"] != g.size:
+        raise ValueError(f"size is {pos['size']} but this game's board has size {g.size}")
     st = TriState(g, blank=True)
-    st._clear_battle()
-    st._counters = [0] * len(COUNTER_NAMES)
-
-    # alive
-    alive = data["alive"]
-    if not isinstance(alive, list) or len(alive) != n or not all(isinstance(a, bool) for a in alive):
-        raise ValueError(f"alive must be a list of {n} true/false values, not {alive!r}")
-    if not any(alive):
-        raise ValueError("alive: at least one player must still be in the game")
-    st.alive = list(alive)
-    st.n_alive = sum(alive)
-
-    # owner
-    owners = data["owner"]
-    if not isinstance(owners, Mapping):
-        raise ValueError("owner must be an object mapping \"row,col,D\" to a seat")
-    st.owner = owner = [-1] * g.T
-    st.owned = [set() for _ in range(n)]
-    for key, seat in owners.items():
-        t = g.tri_index.get(key) if isinstance(key, str) else None
-        if t is None:
-            raise ValueError(f"owner: {key!r} is not a triangle of a size-{g.size} board "
-                             f"(\"row,col,D\" with row and col 0 to {g.size - 1}, D one of N E S W)")
-        _int(seat, f"owner[{key!r}]", 0, n - 1)
-        if not alive[seat]:
-            raise ValueError(f"owner[{key!r}] is seat {seat}, who is out of the game")
-        owner[t] = seat
-        st.owned[seat].add(t)
-    st.empty = owner.count(-1)
-
-    # hands
-    hands = data["hands"]
-    if not isinstance(hands, list) or len(hands) != n:
-        raise ValueError(f"hands must be a list of {n} lists of cards")
-    st.hands = []
-    for s, hand in enumerate(hands):
-        if not isinstance(hand, list):
-            raise ValueError(f"hands[{s}] must be a list of cards, not {hand!r}")
-        counts = [0, 0, 0, 0]
-        for v in hand:
-            if not _is_card(v):
-                raise ValueError(f"hands[{s}]: a card is 0, 2, 3 or 4, not {v!r}")
-            counts[CARD_INDEX[v]] += 1
-        st.hands.append(counts)
-
-    # teleports
-    used = data["teleports_used"]
-    if not isinstance(used, list):
-        raise ValueError("teleports_used must be a list of \"row,col\" squares")
-    st.used = [False] * g.S
-    for key in used:
-        s = g.sq_index.get(key) if isinstance(key, str) else None
-        if s is None:
-            raise ValueError(f"teleports_used: {key!r} is not a square \"row,col\" of a size-{g.size} board")
-        if st.used[s]:
-            raise ValueError(f"teleports_used lists {key!r} twice")
-        st.used[s] = True
-
-    # counters and phase
-    st.to_move = to_move = _int(data["to_move"], "to_move", 0, n - 1)
-    st.round = rnd = _int(data["round"], "round", 1)
-    st.turn = turn = _int(data["turn"], "turn", 0)
-    phase_name = data["phase"]
-    st.phase = phase = need_choice(phase_name, "phase", PHASE_NAMES)
-    battle = data["battle"]
-    if phase != BATTLE and battle is not None:
-        raise ValueError(f"battle must be null outside the battle phase (phase is {phase_name!r})")
-    units = [len(x) for x in st.owned]
-
+    _read_alive(st, pos["alive"], n)
+    _read_owner(g, st, pos["owner"])
+    _read_hands(st, pos["hands"], n)
+    _read_teleports(g, st, pos["teleports_used"])
+    st.to_move = _seat(pos["to_move"], "to_move", n)
+    st.round = pos["round"]
+    st.turn = turn = pos["turn"]
+    st.phase = phase = PHASE_NAMES.index(pos["phase"])
+    if phase != BATTLE and pos["battle"] is not None:
+        raise ValueError(f"battle must be null outside the battle phase (phase is {pos['phase']!r})")
     if turn > g.turn_limit:
         raise ValueError(f"turn {turn} is beyond the turn limit {g.turn_limit}: the game ended at turn "
                          f"{g.turn_limit}")
     if phase == OVER:
-        _check_over(g, st, used)
+        _check_over(g, st, pos["teleports_used"])
         return st
     if phase != TIEBREAK and turn >= g.turn_limit:
         raise ValueError(f"turn {turn} has reached the turn limit {g.turn_limit}: the phase must be 'over'")
     # RULES.md Conventions: to_move at a chance node (income_roll, tiebreak) and at over is not
     # fixed by the rules; any seat is read (see the phases below). During a battle it is the attacker.
-    if phase not in (INCOME, TIEBREAK) and not alive[to_move]:
-        raise ValueError(f"to_move is seat {to_move}, who is out of the game")
-
+    if phase not in (INCOME, TIEBREAK) and not st.alive[st.to_move]:
+        raise ValueError(f"to_move is seat {st.to_move}, who is out of the game")
     if phase == PLACE:
-        if rnd != 1:
-            raise ValueError(f"the placement phase is round 1, not round {rnd}")
-        if not all(alive):
-            raise ValueError("nobody can be out of the game during the placement round")
-        if used:
-            raise ValueError("no teleport can have been used during the placement round")
-        if turn != to_move:
-            raise ValueError(f"in the placement round turn equals to_move (seats 0..{to_move - 1} have "
-                             f"placed), not turn {turn} with to_move {to_move}")
-        for s in range(n):
-            want = 1 if s < to_move else 0
-            if units[s] != want:
-                raise ValueError(f"in the placement round before seat {to_move} places, seat {s} "
-                                 f"owns {want} triangle(s), not {units[s]}")
-        for t, o in enumerate(owner):
-            if o >= 0 and any(owner[u] >= 0 for u in g.NB[t]):
-                raise ValueError(f"placed units may not be adjacent: {g.tri_key[t]} touches another unit")
+        _check_placement(g, st)
         return st
-
-    if rnd < 2:
-        raise ValueError(f"phase {phase_name!r} comes after the placement round: round must be 2 or more")
-    if st.n_alive < 2:
-        raise ValueError("with one player left the game is over: phase must be 'over'")
-    for s in range(n):
-        if alive[s] and not units[s]:
-            raise ValueError(f"seat {s} has no unit left after the first round and must be out")
-
+    _check_after_placement(st, pos["phase"])
     if phase == TIEBREAK:
         # to_move is read as the seat whose turn filled the board: play goes on with the next seat
         # still in the game after it (a seat out of the game included), and it is written back as read
@@ -1025,28 +1246,109 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
                          + ("the phase must be 'tiebreak' or someone out" if st.n_alive > 2
                             else "the game must be over"))
     if phase == INCOME:
-        if rnd % 3:
-            raise ValueError(f"the income die is rolled after rounds 3, 6, 9, ..., not after round {rnd}")
+        if st.round % 3:
+            raise ValueError(f"the income die is rolled after rounds 3, 6, 9, ..., not after round {st.round}")
         # the starting player rolls and then opens the next round: ours is the first seat still in
-        st.to_move = alive.index(True)
+        st.to_move = st.alive.index(True)
         return st
-    if phase == ACT:
-        return st
+    if phase == BATTLE:
+        battle = pos["battle"]
+        if battle is None:
+            raise ValueError("during the battle phase battle must be an object")
+        st.battle = _read_battle(g, st, battle)
+    return st
 
-    # battle
-    if not isinstance(battle, Mapping):
-        raise ValueError("during the battle phase battle must be an object")
-    for k in BATTLE_KEYS:
-        if k not in battle:
-            raise ValueError(f"battle is missing the key {k!r}")
-    att = _int(battle["attacker"], "battle['attacker']", 0, n - 1)
-    dfn = _int(battle["defender"], "battle['defender']", 0, n - 1)
-    if att != to_move:
-        raise ValueError(f"battle['attacker'] must be the player to move ({to_move}), not {att}")
-    if dfn == att or not alive[dfn]:
+
+def _read_alive(st: TriState, alive: list[bool], n: int) -> None:
+    if len(alive) != n:
+        raise ValueError(f"alive must be a list of {n} true/false values, not {alive!r}")
+    if not any(alive):
+        raise ValueError("alive: at least one player must still be in the game")
+    st.alive = list(alive)
+    st.n_alive = sum(alive)
+
+
+def _read_owner(g: TriGame, st: TriState, owners: dict[str, int]) -> None:
+    st.owner = owner = [-1] * g.T
+    st.owned = [set() for _ in range(g.num_players)]
+    for key, seat in owners.items():
+        t = g.tri_index.get(key)
+        if t is None:
+            raise ValueError(f"owner: {key!r} is not a triangle of a size-{g.size} board "
+                             f"(\"row,col,D\" with row and col 0 to {g.size - 1}, D one of N E S W)")
+        _seat(seat, f"owner[{key!r}]", g.num_players)
+        if not st.alive[seat]:
+            raise ValueError(f"owner[{key!r}] is seat {seat}, who is out of the game")
+        owner[t] = seat
+        st.owned[seat].add(t)
+    st.empty = owner.count(-1)
+
+
+def _read_hands(st: TriState, hands: list[list[Card]], n: int) -> None:
+    if len(hands) != n:
+        raise ValueError(f"hands must be a list of {n} lists of cards")
+    st.hands = []
+    for hand in hands:
+        counts = [0, 0, 0, 0]
+        for v in hand:
+            counts[CARD_INDEX[v]] += 1
+        st.hands.append(counts)
+
+
+def _read_teleports(g: TriGame, st: TriState, used: list[str]) -> None:
+    st.used = [False] * g.S
+    for key in used:
+        s = g.sq_index.get(key)
+        if s is None:
+            raise ValueError(f"teleports_used: {key!r} is not a square \"row,col\" of a size-{g.size} board")
+        if st.used[s]:
+            raise ValueError(f"teleports_used lists {key!r} twice")
+        st.used[s] = True
+
+
+def _check_placement(g: TriGame, st: TriState) -> None:
+    to_move = st.to_move
+    if st.round != 1:
+        raise ValueError(f"the placement phase is round 1, not round {st.round}")
+    if not all(st.alive):
+        raise ValueError("nobody can be out of the game during the placement round")
+    if any(st.used):
+        raise ValueError("no teleport can have been used during the placement round")
+    if st.turn != to_move:
+        raise ValueError(f"in the placement round turn equals to_move (seats 0..{to_move - 1} have "
+                         f"placed), not turn {st.turn} with to_move {to_move}")
+    for s, units in enumerate(st.units()):
+        want = 1 if s < to_move else 0
+        if units != want:
+            raise ValueError(f"in the placement round before seat {to_move} places, seat {s} "
+                             f"owns {want} triangle(s), not {units}")
+    owner = st.owner
+    for t, o in enumerate(owner):
+        if o >= 0 and any(owner[u] >= 0 for u in g.NB[t]):
+            raise ValueError(f"placed units may not be adjacent: {g.tri_key[t]} touches another unit")
+
+
+def _check_after_placement(st: TriState, phase_name: str) -> None:
+    if st.round < 2:
+        raise ValueError(f"phase {phase_name!r} comes after the placement round: round must be 2 or more")
+    if st.n_alive < 2:
+        raise ValueError("with one player left the game is over: phase must be 'over'")
+    for s, units in enumerate(st.units()):
+        if st.alive[s] and not units:
+            raise ValueError(f"seat {s} has no unit left after the first round and must be out")
+
+
+def _read_battle(g: TriGame, st: TriState, battle: BattleJson) -> Battle:
+    n = g.num_players
+    owner = st.owner
+    att = _seat(battle["attacker"], "battle['attacker']", n)
+    dfn = _seat(battle["defender"], "battle['defender']", n)
+    if att != st.to_move:
+        raise ValueError(f"battle['attacker'] must be the player to move ({st.to_move}), not {att}")
+    if dfn == att or not st.alive[dfn]:
         raise ValueError(f"battle['defender'] must be another player still in the game, not {dfn}")
     tkey = battle["target"]
-    t = g.tri_index.get(tkey) if isinstance(tkey, str) else None
+    t = g.tri_index.get(tkey)
     if t is None:
         raise ValueError(f"battle['target'] {tkey!r} is not a triangle \"row,col,D\" of this board")
     if owner[t] != dfn:
@@ -1056,38 +1358,32 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
     k = sum(1 for u in g.NB[t] if owner[u] == att)
     if k == 0:
         raise ValueError(f"battle['target'] {tkey} is not adjacent to any unit of the attacker")
-    if _int(battle["dice"], "battle['dice']", 1, 3) != k:
+    if battle["dice"] != k:
         raise ValueError(f"battle['dice'] must be {k}, the attacker's units adjacent to the target")
-    step = need_choice(battle["step"], "battle['step']", STEP_NAMES)
-    filled = {"attacker_roll": step > A_ROLL, "defender_roll": step > D_ROLL,
-              "attacker_card": step > A_CARD, "defender_card": step > D_CARD}
-    values: dict[str, Any] = {}
-    for k2, want in filled.items():
-        v = battle[k2]
-        if not want:
-            if v is not None:
-                raise ValueError(f"battle[{k2!r}] must be null at step {STEP_NAMES[step]!r}")
-            continue
-        if k2.endswith("roll"):
-            values[k2] = _int(v, f"battle[{k2!r}]", 1, 6)
-        else:
-            if not _is_card(v):
-                raise ValueError(f"battle[{k2!r}] must be a card 0, 2, 3 or 4, not {v!r}")
-            values[k2] = v
-    if step == D_CARD:
-        hand = st.hands[att]
-        v = values["attacker_card"]
-        if not (hand[CARD_INDEX[v]] or (v == 0 and not any(hand))):
-            raise ValueError(f"battle['attacker_card'] {v} is not in the attacker's hand "
+    step = STEP_NAMES.index(battle["step"])
+    b = Battle(att, dfn, t, k, step, battle["attacker_roll"], battle["defender_roll"],
+               battle["attacker_card"], battle["defender_card"])
+    _check_battle_values(g, st, b)
+    return b
+
+
+def _check_battle_values(g: TriGame, st: TriState, b: Battle) -> None:
+    """Rolls and cards are set exactly for the steps already played; the attacker's chosen card is
+    in its hand until the reveal; at ``void`` the attack has failed."""
+    decided = (("attacker_roll", b.attacker_roll, A_ROLL), ("defender_roll", b.defender_roll, D_ROLL),
+               ("attacker_card", b.attacker_card, A_CARD), ("defender_card", b.defender_card, D_CARD))
+    for key, value, step in decided:
+        if b.step > step and value is None:
+            raise ValueError(f"battle[{key!r}] must be set at step {STEP_NAMES[b.step]!r}")
+        if b.step <= step and value is not None:
+            raise ValueError(f"battle[{key!r}] must be null at step {STEP_NAMES[b.step]!r}")
+    card = b.attacker_card
+    if b.step == D_CARD and card is not None:
+        hand = st.hands[b.attacker]
+        if not (hand[CARD_INDEX[card]] or (card == 0 and not any(hand))):
+            raise ValueError(f"battle['attacker_card'] {card} is not in the attacker's hand "
                              "(the chosen card stays in hand until the reveal)")
-    if step == VOID:
-        a_tot = values["attacker_roll"] + values["attacker_card"]
-        d_tot = values["defender_roll"] + values["defender_card"]
+    if b.step == VOID:
+        a_tot, d_tot = b.totals()
         if a_tot > d_tot or (a_tot == d_tot and g.ties_attacker):
             raise ValueError(f"at step 'void' the attack must have failed, but {a_tot} beats {d_tot}")
-    st.b_att, st.b_def, st.b_target, st.b_dice, st.b_step = att, dfn, t, k, step
-    st.b_aroll = values.get("attacker_roll")
-    st.b_droll = values.get("defender_roll")
-    st.b_acard = values.get("attacker_card")
-    st.b_dcard = values.get("defender_card")
-    return st

@@ -13,6 +13,28 @@ Integer encoding (fixed per game; ``P = players + 1`` piles, pile 0 is the bank 
 
 Chance outcomes and player moves never share an integer, so an action means the same thing
 at every node and a roll is simply illegal where a player must move (and vice versa).
+
+Events (:mod:`ludoteca.core.events`; every one public, piles written as in actions: ``"bank"``
+or a seat), in the order ``apply_action`` returns them:
+
+- ``chance`` ``{"outcome": {"roll": face}, "seat", "face", "rolloff"}``: ``seat`` rolled ``face``
+  (``0``, ``"?"``, ``50``, ``20``, ``10``, ``5``); ``rolloff`` is true for a roll of the roll-off
+  that decides who starts, false for the die of a turn.
+- ``rolloff_tie`` ``{"seats", "face"}``: these seats tied for the highest roll (``face``) and roll
+  again, in seat order.
+- ``starter`` ``{"seat"}``: the roll-off is over; ``seat`` takes the first turn.
+- ``move`` ``{"seat", "action"}``: the player's action, then one of:
+- ``coin_moved`` ``{"seat", "coin", "from", "to"}``: ``seat`` moved a coin of ``coin`` cents.
+- ``pass`` ``{"seat"}``: ``seat`` had no legal move and passed.
+- ``euro`` ``{"seats", "mover", "euros"}``: after ``mover``'s move the players ``seats`` hold
+  exactly 100 cents and each takes a 1-euro token; ``euros``: everyone's tokens now. The round
+  ends. Unless the game is over, it is followed by
+- ``new_round`` ``{"seat"}``: every coin is back in the bank and ``seat`` (the player to the left
+  of the mover) rolls first; then
+- ``start_coins`` ``{"seats", "coin"}``: each of ``seats`` took a ``coin``-cent coin from the bank
+  (option ``start_coin="round"``; the coins of the game's start are in the initial position).
+- ``end`` ``{"reason", "returns", "winners"}``: ``reason`` is ``"three_euros"`` (someone holds
+  three 1-euro tokens) or ``"turn_limit"``.
 """
 
 from __future__ import annotations
@@ -20,13 +42,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from itertools import pairwise
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
+from ludoteca.core import events as ev
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
-from ludoteca.core.game import Game, State
-from ludoteca.core.jsonutil import need, need_choice, need_int, need_per_seat
+from ludoteca.core.events import Event
+from ludoteca.core.game import Counter, Game, State
+from ludoteca.core.jsonutil import need_int, per_seat
 from ludoteca.core.options import Option, as_int
+from ludoteca.core.shape import read
 
 VALUES = (5, 10, 20, 50)
 """Coin values in cents, by value index."""
@@ -58,6 +83,21 @@ PHASES = ("start_roll", "roll", "move", "over")
 
 CHANCE_ACTIONS = [0, 1, 2, 3, 4, 5]
 CHANCE_OUTCOMES = [(i, 1.0 / 6.0) for i in range(6)]
+
+
+END_THREE_EUROS = "three_euros"
+END_TURN_LIMIT = "turn_limit"
+
+COUNTERS = (
+    Counter("rounds", "mean_per_game", "rounds completed by a scoring move, per game"),
+    Counter("euros", "ratio_per_event", "1-euro tokens awarded per round completed (two players can score on "
+            "one move, so it may exceed 1)", of="rounds"),
+    Counter("question_rounds", "share_per_event", "rounds whose scoring move was made on a '?' roll",
+            of="rounds"),
+    Counter("cap_blocks", "share_per_event", "turns in which the 150-cent cap forbade at least one move of the "
+            "rolled value that would otherwise be legal", of="turns"),
+)
+"""The figures the balance lab reports for exactly (``State.counters()``, ``Game.counters``)."""
 
 
 START_COIN_CHOICES = ("round", "game", "never")
@@ -92,6 +132,11 @@ class ExactlyGame(Game):
     title = "exactly"
     min_players = 2
     max_players = 6
+    hidden_information = False
+    score_name = "euros"
+    counters = COUNTERS
+    agent_defaults = {"mcts": {"iterations": 1000, "cap": 10, "c": 0.4}}
+    catalogue_order = 1
     OPTIONS = (
         Option("start_coin", "when each player takes a 5-cent coin: \"round\" (start of the game and of every "
                "round; also true), \"game\" (start of the game only) or \"never\" (also false)",
@@ -218,6 +263,9 @@ class ExactlyState(State):
         self.c_rounds += 1
         if self.face == QUESTION:
             self.c_question += 1
+        if self._events is not None:
+            self._emit("euro", seats=[s for s in range(g.num_players) if totals[s + 1] == TARGET],
+                       mover=self.to_move, euros=list(euros))
         self.turn += 1
         self.face = -1
         if won or self.turn >= g.turn_limit:
@@ -227,6 +275,10 @@ class ExactlyState(State):
         self._new_round()
         self.to_move = (self.to_move + 1) % g.num_players
         self.phase = ROLL
+        if self._events is not None:
+            self._emit("new_round", seat=self.to_move)
+            if g.start_coin == "round":
+                self._emit("start_coins", seats=list(range(g.num_players)), coin=5)
 
     def _cap_blocks_something(self, face: int) -> bool:
         """Whether the 150-cent cap forbids a move that would otherwise be legal."""
@@ -277,6 +329,8 @@ class ExactlyState(State):
         ph = self.phase
         if ph == MOVE:
             if action == PASS:
+                if self._events is not None:
+                    self._emit("pass", seat=self.to_move)
                 self._end_turn()
                 return
             g = self.game
@@ -287,6 +341,10 @@ class ExactlyState(State):
             value = g.a_val[action]
             totals[g.a_from[action]] -= value
             totals[g.a_to[action]] += value
+            if self._events is not None:
+                self._events.append(Event("coin_moved", {
+                    "seat": self.to_move, "coin": value,
+                    "from": _pile_name(g.a_from[action]), "to": _pile_name(g.a_to[action])}))
             if TARGET in totals:
                 self._score()
             else:
@@ -314,7 +372,11 @@ class ExactlyState(State):
                 self.phase = ROLL
                 self.ro_seats = None
                 self.ro_rolls = []
+                if self._events is not None:
+                    self._emit("starter", seat=tied[0])
             else:
+                if self._events is not None:
+                    self._emit("rolloff_tie", seats=list(tied), face=FACES[FACE_RANK.index(best)])
                 self.ro_seats = tied
                 self.ro_rolls = []
 
@@ -322,6 +384,7 @@ class ExactlyState(State):
         c = ExactlyState.__new__(ExactlyState)
         c.game = self.game
         c._legal = None
+        c._events = None
         c.counts = self.counts[:]
         c.totals = self.totals[:]
         c.euros = self.euros[:]
@@ -352,8 +415,9 @@ class ExactlyState(State):
         share = 1.0 / len(winners)
         return [share if self.euros[s] == best else 0.0 for s in range(n)]
 
-    def counters(self) -> dict[str, int]:
-        """Event counts since the initial state (zero for a state read from JSON)."""
+    def counters(self) -> dict[str, float]:
+        """Event counts since the initial state (zero for a state read from JSON): see
+        :data:`COUNTERS`."""
         return {
             "rounds": self.c_rounds,
             "euros": self.c_euros,
@@ -361,15 +425,37 @@ class ExactlyState(State):
             "cap_blocks": self.c_cap,
         }
 
+    def turns_played(self) -> int:
+        """Player turns completed (the position's ``turn``), read directly (the lab calls it often)."""
+        return self.turn
+
+    def scores(self) -> list[float]:
+        """1-euro tokens held (RULES.md: "Score for turn_limit")."""
+        return [float(e) for e in self.euros]
+
+    def end_reason(self) -> str:
+        """``"three_euros"`` (a player holds three tokens), ``"turn_limit"``; ``""`` before the end."""
+        if self.phase != OVER:
+            return ""
+        return END_THREE_EUROS if max(self.euros) >= WIN_EUROS else END_TURN_LIMIT
+
+    def _action_event(self, action: int) -> Event:
+        """A roll says whose it is, its face and whether it belongs to the roll-off."""
+        if self.phase == MOVE:
+            return super()._action_event(action)
+        face = FACES[action]
+        return Event(ev.CHANCE, {"outcome": {"roll": face}, "seat": self.to_move, "face": face,
+                                 "rolloff": self.phase == START_ROLL})
+
     # --- queries -----------------------------------------------------------------------
     def pile_total(self, seat: int) -> int:
         """Cents in ``seat``'s pile."""
         return self.totals[seat + 1]
 
-    def pile(self, pile: int) -> dict[int, int]:
+    def pile(self, pile: int | str) -> dict[int, int]:
         """Coins by value in ``pile`` (``-1`` or ``"bank"``: the bank; else a seat)."""
         p = self.game.piles
-        i = 0 if pile == "bank" or pile == -1 else pile + 1
+        i = 0 if pile == "bank" or pile == -1 else int(pile) + 1
         return {VALUES[v]: self.counts[v * p + i] for v in range(4)}
 
     @property
@@ -539,19 +625,40 @@ def _pile_text(text: str) -> str | int:
 
 # --- reading positions -------------------------------------------------------------------
 
-def _coins_from_json(value: Any, where: str) -> list[int]:
-    if not isinstance(value, Mapping):
-        raise ValueError(f"{where} must be an object of coin counts by value, not {value!r}")
+CoinsJson = TypedDict("CoinsJson", {"5": int, "10": int, "20": int, "50": int})
+"""A pile's coins by value (the keys are the coin values as text)."""
+
+
+class RolloffJson(TypedDict):
+    """The roll-off under way (a key this engine adds; RULES.md lets implementations add keys)."""
+
+    seats: list[int]
+    rolls: list[int | Literal["?"]]
+
+
+class PositionJson(TypedDict):
+    """An exactly position (RULES.md section 1, "Position JSON"), as :mod:`ludoteca.core.shape` reads it."""
+
+    game: Literal["exactly"]
+    players: int
+    bank: CoinsJson
+    piles: list[CoinsJson]
+    euros: list[int]
+    to_move: int
+    phase: Literal["start_roll", "roll", "move", "over"]
+    roll: int | Literal["?"] | None
+    turn: int
+    rolloff: NotRequired[RolloffJson | None]
+
+
+def _coins_from_json(value: CoinsJson, where: str) -> list[int]:
+    """The four counts of a pile, each 0 to 10; no other coin values."""
     extra = sorted(set(value) - set(VALUE_KEYS), key=str)
     if extra:
         raise ValueError(f"{where} has the key {extra[0]!r}; coin values are \"5\", \"10\", \"20\", \"50\"")
     out = []
     for key in VALUE_KEYS:
-        if key not in value:
-            raise ValueError(f"{where} is missing the key {key!r}")
-        count = value[key]
-        if isinstance(count, bool) or not isinstance(count, int):
-            raise ValueError(f"{where}[{key!r}] must be a whole number, not {count!r}")
+        count: int = value[key]  # type: ignore[literal-required]
         if count < 0:
             raise ValueError(f"{where}[{key!r}] must not be negative, got {count}")
         if count > COINS_PER_VALUE:
@@ -560,28 +667,19 @@ def _coins_from_json(value: Any, where: str) -> list[int]:
     return out
 
 
-def _face_from_json(value: Any, where: str) -> int:
+def _face_from_json(value: object, where: str) -> int:
     for i, f in enumerate(FACES):
         if value == f and type(value) is type(f):
             return i
     raise ValueError(f"{where} must be a die face 0, \"?\", 50, 20, 10 or 5, not {value!r}")
 
 
-def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState:
-    if not isinstance(data, Mapping):
-        raise ValueError(f"an exactly position must be a JSON object, not {type(data).__name__}")
-    name = need(data, "game", str)
-    if name != "exactly":
-        raise ValueError(f"this is a position of {name!r}, not of 'exactly'")
-    n = game.num_players
-    players = need(data, "players", int)
-    if players != n:
-        raise ValueError(f"the position has {players} players, but this game has {n}")
-    bank = _coins_from_json(need(data, "bank", dict), "bank")
-    piles_json = need(data, "piles", list)
-    if len(piles_json) != n:
-        raise ValueError(f"piles must list one pile per player ({n}), not {len(piles_json)}")
-    piles = [_coins_from_json(pj, f"piles[{s}]") for s, pj in enumerate(piles_json)]
+def _piles_from_json(pos: PositionJson, n: int) -> tuple[list[int], list[list[int]]]:
+    """The bank's and each player's coin counts; every coin is somewhere (10 of each value)."""
+    bank = _coins_from_json(pos["bank"], "bank")
+    if len(pos["piles"]) != n:
+        raise ValueError(f"piles must list one pile per player ({n}), not {len(pos['piles'])}")
+    piles = [_coins_from_json(pj, f"piles[{s}]") for s, pj in enumerate(pos["piles"])]
     for v in range(4):
         total = bank[v] + sum(pl[v] for pl in piles)
         if total != COINS_PER_VALUE:
@@ -589,33 +687,14 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
                 f"coin conservation broken: there are {total} coins of {VALUES[v]} cents in bank and piles, "
                 f"not {COINS_PER_VALUE}"
             )
-    euros = need_per_seat(data, "euros", n, 0, WIN_EUROS, noun="count")
-    if sum(euros) > EUROS_TOTAL:
-        raise ValueError(f"euros total {sum(euros)}, but there are only {EUROS_TOTAL} tokens")
-    phase_name = need(data, "phase", str)
-    phase = need_choice(phase_name, "phase", PHASES)
-    to_move = need_int(need(data, "to_move", int), "to_move")
-    # RULES.md, "Reading a position": to_move at `over`, and during a roll-off whose rolls are
-    # given, is not fixed by the rules: any whole number is read, and this engine writes its own.
-    loose_to_move = phase == OVER or (phase == START_ROLL and data.get("rolloff") is not None)
-    if not loose_to_move:
-        to_move = need_int(to_move, "to_move", 0, n - 1)
-    elif not 0 <= to_move < n:
-        to_move = 0
-    if "roll" not in data:
-        raise ValueError("position is missing the key 'roll'")
-    roll = data["roll"]
-    turn = need_int(need(data, "turn", int), "turn", 0)
-    face = -1
-    if phase == MOVE:
-        face = _face_from_json(roll, "roll")
-        if face == ZERO:
-            raise ValueError("roll cannot be 0 in phase move: a 0 ends the turn at once")
-    elif roll is not None:
-        raise ValueError(f"roll must be null outside phase move, not {roll!r}")
+    return bank, piles
+
+
+def _check_end(game: ExactlyGame, pos: PositionJson, phase: int, euros: list[int], turn: int) -> None:
+    """``over`` exactly when someone holds three euros or ``turn`` reached ``turn_limit``."""
     if phase != OVER:
         if max(euros) >= WIN_EUROS:
-            raise ValueError(f"a player holds {WIN_EUROS} euros, so phase must be over, not {phase_name!r}")
+            raise ValueError(f"a player holds {WIN_EUROS} euros, so phase must be over, not {pos['phase']!r}")
         if turn >= game.turn_limit:
             raise ValueError(f"turn {turn} has reached turn_limit {game.turn_limit}, so phase must be over")
     elif max(euros) < WIN_EUROS and turn < game.turn_limit:
@@ -623,46 +702,68 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
             f"phase is over, but nobody holds {WIN_EUROS} euros and turn {turn} is below turn_limit "
             f"{game.turn_limit}"
         )
-    rolloff = data.get("rolloff")
+
+
+def _rolloff_from_json(pos: PositionJson, n: int, to_move: int, euros: list[int], turn: int,
+                       ) -> tuple[list[int], list[int], int]:
+    """``(seats, rolls, to_move)`` of the roll-off in phase ``start_roll``."""
+    if turn != 0:
+        raise ValueError(f"the roll-off comes before every turn: turn must be 0 in start_roll, not {turn}")
+    if any(euros):
+        raise ValueError("the roll-off comes before every turn: euros must all be 0 in start_roll")
+    rolloff = pos.get("rolloff")
+    if rolloff is None:
+        # Only RULES.md's required keys: they cannot say what the seats before to_move rolled.
+        # Read as the roll-off among to_move and the seats after it (a fresh roll-off of every
+        # seat when to_move is 0), so a position written without the extra key is readable.
+        return list(range(to_move, n)), [], to_move
+    seats = [need_int(x, f"rolloff.seats[{i}]", 0, n - 1) for i, x in enumerate(rolloff["seats"])]
+    if not seats or any(a >= b for a, b in pairwise(seats)):
+        raise ValueError("rolloff.seats must list one or more different seats in increasing order")
+    rolls = [_face_from_json(x, f"rolloff.rolls[{i}]") for i, x in enumerate(rolloff["rolls"])]
+    if len(rolls) >= len(seats):
+        raise ValueError("rolloff.rolls must be shorter than rolloff.seats (someone is still to roll)")
+    return seats, rolls, seats[len(rolls)]  # the next seat to roll, whatever to_move said
+
+
+def _to_move_from_json(pos: PositionJson, phase: int, n: int) -> int:
+    """RULES.md, "Reading a position": to_move at ``over``, and during a roll-off whose rolls are
+    given, is not fixed by the rules: any whole number is read, and this engine writes its own."""
+    to_move = pos["to_move"]
+    if phase == OVER or (phase == START_ROLL and pos.get("rolloff") is not None):
+        return to_move if 0 <= to_move < n else 0
+    return need_int(to_move, "to_move", 0, n - 1)
+
+
+def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState:
+    pos = read(data, PositionJson)
+    n = game.num_players
+    if pos["players"] != n:
+        raise ValueError(f"the position has {pos['players']} players, but this game has {n}")
+    bank, piles = _piles_from_json(pos, n)
+    euros = per_seat(pos["euros"], "euros", n, 0, WIN_EUROS, noun="count")
+    if sum(euros) > EUROS_TOTAL:
+        raise ValueError(f"euros total {sum(euros)}, but there are only {EUROS_TOTAL} tokens")
+    phase = PHASES.index(pos["phase"])
+    to_move = _to_move_from_json(pos, phase, n)
+    turn = need_int(pos["turn"], "turn", 0)
+    face = -1
+    roll = pos["roll"]
+    if phase == MOVE:
+        face = _face_from_json(roll, "roll")
+        if face == ZERO:
+            raise ValueError("roll cannot be 0 in phase move: a 0 ends the turn at once")
+    elif roll is not None:
+        raise ValueError(f"roll must be null outside phase move, not {roll!r}")
+    _check_end(game, pos, phase, euros, turn)
     ro_seats: list[int] | None = None
     ro_rolls: list[int] = []
     if phase == START_ROLL:
-        if turn != 0:
-            raise ValueError(f"the roll-off comes before every turn: turn must be 0 in start_roll, not {turn}")
-        if any(euros):
-            raise ValueError("the roll-off comes before every turn: euros must all be 0 in start_roll")
-        if rolloff is None:
-            # Only RULES.md's required keys: they cannot say what the seats before to_move rolled.
-            # Read as the roll-off among to_move and the seats after it (a fresh roll-off of every
-            # seat when to_move is 0), so a position written without the extra key is readable.
-            ro_seats = list(range(to_move, n))
-        else:
-            if not isinstance(rolloff, Mapping):
-                raise ValueError(f"rolloff must be an object or null, not {rolloff!r}")
-            seats_json = need(rolloff, "seats", list, "rolloff")
-            rolls_json = need(rolloff, "rolls", list, "rolloff")
-            ro_seats = [need_int(x, f"rolloff.seats[{i}]", 0, n - 1) for i, x in enumerate(seats_json)]
-            if not ro_seats or any(a >= b for a, b in pairwise(ro_seats)):
-                raise ValueError("rolloff.seats must list one or more different seats in increasing order")
-            ro_rolls = [_face_from_json(x, f"rolloff.rolls[{i}]") for i, x in enumerate(rolls_json)]
-            if len(ro_rolls) >= len(ro_seats):
-                raise ValueError("rolloff.rolls must be shorter than rolloff.seats (someone is still to roll)")
-            to_move = ro_seats[len(ro_rolls)]  # the next seat to roll, whatever to_move said
-    elif rolloff is not None:
-        raise ValueError(f"rolloff must be null outside phase start_roll, not {rolloff!r}")
-
+        ro_seats, ro_rolls, to_move = _rolloff_from_json(pos, n, to_move, euros, turn)
+    elif pos.get("rolloff") is not None:
+        raise ValueError(f"rolloff must be null outside phase start_roll, not {pos.get('rolloff')!r}")
     s = ExactlyState(game)
-    p = game.piles
-    counts = [0] * (4 * p)
-    totals = [0] * p
-    for v in range(4):
-        counts[v * p] = bank[v]
-        for seat in range(n):
-            counts[v * p + seat + 1] = piles[seat][v]
-            totals[seat + 1] += VALUES[v] * piles[seat][v]
-    s.counts = counts
-    s.totals = totals
-    s._set_bank_total()
+    _set_coins(s, bank, piles)
     s.euros = euros
     s.to_move = to_move
     s.phase = phase
@@ -671,3 +772,17 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
     s.ro_seats = ro_seats
     s.ro_rolls = ro_rolls
     return s
+
+
+def _set_coins(s: ExactlyState, bank: list[int], piles: list[list[int]]) -> None:
+    p = s.game.piles
+    counts = [0] * (4 * p)
+    totals = [0] * p
+    for v in range(4):
+        counts[v * p] = bank[v]
+        for seat, pile in enumerate(piles):
+            counts[v * p + seat + 1] = pile[v]
+            totals[seat + 1] += VALUES[v] * pile[v]
+    s.counts = counts
+    s.totals = totals
+    s._set_bank_total()

@@ -17,16 +17,11 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
-from ludoteca.agents.heuristics import best_of
+from ludoteca.core.choice import best_of
 from ludoteca.core.game import Action
+from ludoteca.games.exactly import CAP, MOVE, OVER, ROLL, TARGET, VALUES, ExactlyState
 
-VALUES = (5, 10, 20, 50)
-FACE_VALUES = ((), (0, 1, 2, 3), (3,), (2,), (1,), (0,))
-"""Value indices each die outcome (0, ?, 50, 20, 10, 5) lets the player move."""
-TARGET = 100
-CAP = 150
 EURO = 1.0
 MINE_W = 0.8
 """Weight of my scoring chance on my next roll in the static reading."""
@@ -34,7 +29,7 @@ OTHER_W = 1.0
 """Weight of an opponent's scoring chance (the next one rolls before I can react)."""
 
 
-def scoring_faces(state: Any, seat: int) -> int:
+def scoring_faces(state: ExactlyState, seat: int) -> int:
     """How many of the six faces let ``seat`` bring their own pile to exactly 100 cents."""
     g = state.game
     P = g.piles
@@ -56,9 +51,9 @@ def scoring_faces(state: Any, seat: int) -> int:
     return n + 1 if n else 0  # each value has its own face, plus "?" when any works
 
 
-def static(state: Any, me: int) -> float:
+def static(state: ExactlyState, me: int) -> float:
     """The position for ``me`` when ``state`` is at the start of someone's roll."""
-    if state.phase == 3:  # over
+    if state.phase == OVER:
         return 100.0 * (state.returns()[me] - 0.5)
     n = state.game.num_players
     euros = state.euros
@@ -75,20 +70,20 @@ def static(state: Any, me: int) -> float:
     return v
 
 
-def _after(state: Any, action: Action) -> Any:
-    s = state.clone()
-    s.apply_action(action)
+def _after(state: ExactlyState, action: Action) -> ExactlyState:
+    s = state._copy()  # clone() without the cache of legal actions, which the action resets
+    s.apply_unchecked(action)  # a legal action or chance outcome: the fast path
     return s
 
 
-def _reply_value(s: Any, me: int) -> float:
+def _reply_value(s: ExactlyState, me: int) -> float:
     """Expected static value for ``me`` after the next player (to roll in ``s``) answers."""
-    if s.phase == 3 or s.phase != 1:  # over, or not at a roll (cannot happen after a move)
+    if s.phase != ROLL:  # over, or not at a roll (cannot happen after a move)
         return static(s, me)
     total = 0.0
     for face, prob in s.chance_outcomes():
         r = _after(s, face)
-        if r.phase != 2:  # a 0: the turn passes
+        if r.phase != MOVE:  # a 0: the turn passes
             total += prob * static(r, me)
             continue
         q = r.current_player()
@@ -103,7 +98,7 @@ def _reply_value(s: Any, me: int) -> float:
     return total
 
 
-def choose(state: Any, rng: random.Random) -> Action:
+def choose(state: ExactlyState, rng: random.Random) -> Action:
     me = state.current_player()
     legal = state.legal_actions()
     deep = len(legal) <= 40 and state.game.num_players <= 4
@@ -111,9 +106,9 @@ def choose(state: Any, rng: random.Random) -> Action:
     return best_of(legal, score, rng)
 
 
-def value(state: Any) -> list[float]:
+def value(state: ExactlyState) -> list[float]:
     """Winning chances per seat: a softmax of euros and scoring chances."""
-    if state.phase == 3:
+    if state.phase == OVER:
         return state.returns()
     n = state.game.num_players
     s = []

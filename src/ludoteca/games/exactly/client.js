@@ -1,5 +1,5 @@
 // exactly: the bank's four coin piles, each player's pile, the 1-euro tokens and the die.
-import {drawDie, h, svg} from "../common.js";
+import {drawDie, h, svg} from "/static/js/common.js";
 
 const VALUES = [5, 10, 20, 50];
 const COIN = {5: {r: 15, fill: "#c27a3a"}, 10: {r: 17, fill: "#e0b84a"}, 20: {r: 19, fill: "#d9a933"}, 50: {r: 22, fill: "#cf9a1f"}};
@@ -139,3 +139,22 @@ export function render(ctx) {
     if (pass) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
   }
 }
+
+// --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
+/** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
+export function describe(a, who) {
+  if ("roll" in a) return `rolls ${a.roll === "?" ? "?" : a.roll}`;
+  if ("coin" in a) return `moves ${a.coin}¢ from ${who(a.from)} to ${who(a.to)}`;
+  return null;
+}
+
+/** Texts of this game's own event kinds (core/events.py: kind and fields). */
+export const EVENTS = {
+  coin_moved: () => null, // the move itself says it
+  euro: (e, who) => `${(e.seats || [e.seat]).map(who).join(" and ")} score${(e.seats || []).length > 1 ? "" : "s"} a euro`,
+  new_round: (e, who) => `a new round begins with ${who(e.seat)}`,
+  pass: (e, who) => `${who(e.seat)} passes`,
+  rolloff_tie: (e, who) => `${e.seats.map(who).join(" and ")} tie the roll-off and roll again`,
+  start_coins: () => "everyone takes their starting coins",
+  starter: (e, who) => `${who(e.seat)} starts`,
+};

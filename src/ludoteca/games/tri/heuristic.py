@@ -28,8 +28,9 @@ from bisect import bisect_left
 from functools import lru_cache
 from typing import Any
 
-from ludoteca.agents.heuristics import best_of
+from ludoteca.core.choice import best_of
 from ludoteca.core.game import Action
+from ludoteca.games.tri import A_CARD, BATTLE, OVER, PLACE, VOID
 
 CARD_VALUES = (0, 2, 3, 4)
 CARD_COST = 0.15
@@ -169,8 +170,9 @@ def scores(state: Any) -> list[float]:
 
 
 def evaluate_for(state: Any, me: int) -> float:
-    if state.phase == 5:  # over
-        return 100.0 * state.returns()[me]
+    if state.phase == OVER:
+        returns: list[float] = state.returns()
+        return 100.0 * returns[me]
     if not state.alive[me]:
         return -100.0
     s = scores(state)
@@ -248,7 +250,7 @@ def choose(state: Any, rng: random.Random) -> Action:
     def score(a: Action) -> float:
         if g.ATTACK <= a < g.VOID:
             return _attack_value(state, me, a - g.ATTACK)
-        if a < g.EXPAND and state.phase == 0:  # placement round
+        if a < g.EXPAND and state.phase == PLACE:  # placement round
             return _placement_room(state, a - g.PLACE)
         return evaluate_for(_after(state, a), me)
 
@@ -271,8 +273,9 @@ def _choose_card(state: Any, obs: dict[str, Any], me: int, legal: list[Action]) 
 
 def value(state: Any) -> list[float]:
     """Winning chances per seat: a softmax of the static scores, sharper as the board fills."""
-    if state.phase == 5:
-        return state.returns()
+    if state.phase == OVER:
+        returns: list[float] = state.returns()
+        return returns
     s = scores(state)
     g = state.game
     fill = 1.0 - state.empty / g.T
@@ -400,8 +403,8 @@ def _claim_score(state: Any, p: int, u: int, base: float) -> float:
 def candidates(state: Any, limit: int) -> list[Action]:
     """The ``limit`` most promising actions by :func:`_quick`, best first (battle steps and
     chance nodes keep every action)."""
-    legal = state.legal_actions()
-    if len(legal) <= limit or state.phase == 2:
+    legal: list[Action] = state.legal_actions()
+    if len(legal) <= limit or state.phase == BATTLE:
         return legal
     p = state.current_player()
     lo, hi = _split_teleports(state, legal)
@@ -414,18 +417,19 @@ def candidates(state: Any, limit: int) -> list[Action]:
 
 def rollout(state: Any, rng: random.Random) -> Action:
     """Light policy: the best action by :func:`_quick` most of the time, else any."""
-    legal = state.legal_actions()
+    legal: list[Action] = state.legal_actions()
     if len(legal) == 1 or rng.random() < 0.25:
         return legal[rng.randrange(len(legal))]
-    if state.phase == 2:  # battle: cards by the model, voids at random
+    if state.phase == BATTLE:  # cards by the model, voids at random
         g = state.game
-        if state.b_step == 4:
+        battle = state.battle
+        if battle.step == VOID:
             return legal[rng.randrange(len(legal))]
-        att = state.b_step == 2
-        me = state.b_att if att else state.b_def
-        other = state.b_def if att else state.b_att
-        roll = state.b_aroll if att else state.b_droll
-        c = card_choice(att, roll, state.b_dice, _hand_values(state.hands[me]),
+        att = battle.step == A_CARD  # else the defender's card
+        me = battle.attacker if att else battle.defender
+        other = battle.defender if att else battle.attacker
+        roll = battle.attacker_roll if att else battle.defender_roll
+        c = card_choice(att, roll, battle.dice, _hand_values(state.hands[me]),
                         _hand_values(state.hands[other]), g.ties_attacker)
         a = g.CARD + CARD_VALUES.index(c)
         return a if a in legal else legal[0]
@@ -438,7 +442,8 @@ def best_quick(state: Any, p: int, legal: list[Action]) -> Action:
     lo, hi = _split_teleports(state, legal)
     if hi - lo < 2:
         return max(legal, key=lambda a: _quick(state, p, a))
-    best, best_v = None, -math.inf
+    best: Action | None = None
+    best_v = -math.inf
     for a in legal[:lo]:
         v = _quick(state, p, a)
         if v > best_v:
@@ -450,4 +455,5 @@ def best_quick(state: Any, p: int, legal: list[Action]) -> Action:
         v = _quick(state, p, a)
         if v > best_v:
             best, best_v = a, v
+    assert best is not None, "a teleport always scores above -inf"
     return best

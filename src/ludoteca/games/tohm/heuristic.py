@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
-from ludoteca.agents.heuristics import best_of
+from ludoteca.core.choice import best_of
 from ludoteca.core.game import Action
+from ludoteca.games.tohm import OVER, TohmGame, TohmState
 
 NEXT_W = 1.0
 """Weight of the next player's chance to score (they roll before anyone can react)."""
@@ -32,7 +32,7 @@ BUILD_W = 0.04
 """Per pair of own tokens in a free window: material for future threats."""
 
 
-def _run_through(g: Any, b: list[int], i: int, p: int) -> bool:
+def _run_through(g: TohmGame, b: list[int], i: int, p: int) -> bool:
     """Whether a token of ``p`` on cell ``i`` makes a tris (``b[i]`` is ignored)."""
     n = 1
     for x in g.left[i]:
@@ -57,12 +57,12 @@ def _run_through(g: Any, b: list[int], i: int, p: int) -> bool:
     return n >= 3
 
 
-def threat_cells(g: Any, b: list[int], p: int) -> list[int]:
+def threat_cells(g: TohmGame, b: list[int], p: int) -> list[int]:
     """Empty cells where one more token of ``p`` makes a tris."""
     return [i for i, o in enumerate(b) if o < 0 and _run_through(g, b, i, p)]
 
 
-def score_chance(g: Any, b: list[int], supply: list[int], p: int) -> tuple[float, int]:
+def score_chance(g: TohmGame, b: list[int], supply: list[int], p: int) -> tuple[float, int]:
     """(probability that ``p`` scores on their next roll if the board stays, threat cells)."""
     cells = threat_cells(g, b, p)
     if not cells:
@@ -89,11 +89,15 @@ def score_chance(g: Any, b: list[int], supply: list[int], p: int) -> tuple[float
     return faces / 6.0, len(cells)
 
 
-def _windows(g: Any) -> list[tuple[int, int, int]]:
-    wins = getattr(g, "_h_windows", None)
+_WINDOWS: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+"""The windows of three cells in a line, by board size (rows, cols)."""
+
+
+def _windows(g: TohmGame) -> list[tuple[int, int, int]]:
+    rows, cols = g.rows, g.cols
+    wins = _WINDOWS.get((rows, cols))
     if wins is None:
         wins = []
-        rows, cols = g.rows, g.cols
         for r in range(rows):
             for c in range(cols - 2):
                 i = r * cols + c
@@ -102,11 +106,11 @@ def _windows(g: Any) -> list[tuple[int, int, int]]:
             for c in range(cols):
                 i = r * cols + c
                 wins.append((i, i + cols, i + 2 * cols))
-        g._h_windows = wins
+        _WINDOWS[rows, cols] = wins
     return wins
 
 
-def _builds(g: Any, b: list[int], n: int) -> list[int]:
+def _builds(g: TohmGame, b: list[int], n: int) -> list[int]:
     """Per seat: windows of three cells holding exactly two of their tokens and no other."""
     out = [0] * n
     for w in _windows(g):
@@ -117,7 +121,7 @@ def _builds(g: Any, b: list[int], n: int) -> list[int]:
     return out
 
 
-def scores(state: Any) -> list[float]:
+def scores(state: TohmState) -> list[float]:
     """Per seat: trophies plus the weighted chances to score soon (the position's promise)."""
     g = state.game
     n = g.num_players
@@ -134,9 +138,9 @@ def scores(state: Any) -> list[float]:
     return out
 
 
-def evaluate_for(state: Any, me: int) -> float:
+def evaluate_for(state: TohmState, me: int) -> float:
     """How good the position is for ``me``: my promise against the strongest opponent's."""
-    if state.phase == 2:  # over
+    if state.phase == OVER:
         return 100.0 * state.returns()[me]
     s = scores(state)
     others = [s[p] for p in range(len(s)) if p != me]
@@ -148,20 +152,20 @@ def evaluate_for(state: Any, me: int) -> float:
     return urgency * (s[me] - 0.8 * best - 0.2 * rest)
 
 
-def choose(state: Any, rng: random.Random) -> Action:
+def choose(state: TohmState, rng: random.Random) -> Action:
     me = state.current_player()
 
     def score(a: Action) -> float:
-        s = state.clone()
-        s.apply_action(a)
+        s = state._copy()  # clone() without the cache of legal actions, which the action resets
+        s.apply_unchecked(a)  # a legal action: the fast path
         return evaluate_for(s, me)
 
     return best_of(state.legal_actions(), score, rng)
 
 
-def value(state: Any) -> list[float]:
+def value(state: TohmState) -> list[float]:
     """Winning chances per seat: a softmax of trophies plus promise."""
-    if state.phase == 2:
+    if state.phase == OVER:
         return state.returns()
     s = scores(state)
     k = 1.2 + 3.0 / (1 + state.trophies_left)
@@ -171,7 +175,7 @@ def value(state: Any) -> list[float]:
     return [x / tot for x in e]
 
 
-def rollout(state: Any, rng: random.Random) -> Action:
+def rollout(state: TohmState, rng: random.Random) -> Action:
     """Light policy for MCTS rollouts: complete a tris of ours, else block the next threat of
     someone else, else play at random."""
     legal = state.legal_actions()
@@ -180,7 +184,7 @@ def rollout(state: Any, rng: random.Random) -> Action:
     g = state.game
     b = state.board
     p = state.to_move
-    d = state.roll
+    d = state.roll or 0  # the die of phase act (never None at a decision)
     n = g.n_cells
     if d >= 3:
         place0 = g.place0

@@ -15,6 +15,24 @@ Action encoding (``N = rows * cols``, cell index ``i = r * cols + c``):
 * ``2N + N * N``               pass
 
 Chance outcomes are the die faces ``1``-``6`` themselves.
+
+Events (:mod:`ludoteca.core.events`; every one public; a cell is ``[row, col]``), in the order
+``apply_action`` returns them:
+
+* ``chance`` ``{"outcome": {"roll": face}, "seat", "face"}``: ``seat`` rolled ``face`` (1-6).
+* ``move`` ``{"seat", "action"}``: the player's action, then one of:
+* ``placed`` ``{"seat", "cell"}``: ``seat`` placed one of their tokens on ``cell``;
+* ``removed`` ``{"seat", "cell", "owner"}``: ``seat`` removed ``owner``'s token from ``cell``
+  (it goes back to ``owner``'s supply);
+* ``moved`` ``{"seat", "from", "to", "owner"}``: ``seat`` moved ``owner``'s token;
+* ``pass`` ``{"seat"}``: nothing to do with this die (or nothing possible).
+* ``tris`` ``{"owner", "by", "line", "cells", "trophy", "trophies_left"}``, after a placement or
+  a move, once per run of three or more: ``owner``'s tokens on ``cells`` (a ``"row"`` or a
+  ``"column"``, through the cell just filled; ``by`` made the move) go back to ``owner``, who takes
+  a trophy if one is left (``trophy``); ``trophies_left`` counts the trophies still to give after
+  it. A row and a column through the same cell are two events (the shared cell is in both).
+* ``end`` ``{"reason", "returns", "winners"}``: ``reason`` is ``"all_trophies_given"`` or
+  ``"turn_limit"``.
 """
 
 from __future__ import annotations
@@ -24,13 +42,16 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
+from ludoteca.core import events as ev
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
-from ludoteca.core.game import Game, State, as_action_int
-from ludoteca.core.jsonutil import need, need_choice, need_int, need_per_seat
+from ludoteca.core.events import Event
+from ludoteca.core.game import Counter, Game, State, as_action_int
+from ludoteca.core.jsonutil import need_int, per_seat
 from ludoteca.core.options import Option, as_int
+from ludoteca.core.shape import read
 
 TOKENS = 5
 """Tokens per player (seed)."""
@@ -59,6 +80,22 @@ MAX_LAYOUT_BYTES = 64 * 1024
 ROLL, ACT, OVER = 0, 1, 2
 PHASES = ("roll", "act", "over")
 SEAT_LETTERS = "ABCDE"
+
+END_TROPHIES = "all_trophies_given"
+END_TURN_LIMIT = "turn_limit"
+
+COUNTERS = (
+    Counter("trophies_given", "ratio_per_event", "trophies given per player turn (a row and a column through "
+            "one cell give two)", of="turns"),
+    Counter("tris", "mean_per_game", "tris scored, per game (a row and a column through one cell count two)"),
+    Counter("tris_for_others", "share_per_event", "tris scored by a move of another player than the owner "
+            "(a 2 moved someone else's token into line)", of="tris"),
+    Counter("places", "share_per_event", "turns in which a token was placed (a 3 to 6)", of="turns"),
+    Counter("removes", "share_per_event", "turns in which a token was removed (a 1)", of="turns"),
+    Counter("moves", "share_per_event", "turns in which a token was moved (a 2)", of="turns"),
+    Counter("passes", "share_per_event", "turns passed (nothing possible with the die)", of="turns"),
+)
+"""The figures the balance lab reports for TOHM (``State.counters()``, ``Game.counters``)."""
 
 
 # --- the layout option ------------------------------------------------------------------
@@ -188,6 +225,11 @@ class TohmGame(Game):
     title = "TOHM"
     min_players = 2
     max_players = 5
+    hidden_information = False
+    score_name = "trophies"
+    counters = COUNTERS
+    agent_defaults = {"mcts": {"iterations": 3000, "cap": 60, "c": 0.4}}
+    catalogue_order = 3
     OPTIONS = (
         Option(
             "layout",
@@ -263,101 +305,7 @@ class TohmGame(Game):
         return TohmState(self)
 
     def state_from_json(self, data: Mapping[str, Any]) -> TohmState:
-        if not isinstance(data, Mapping):
-            raise ValueError(f"a TOHM position must be a JSON object, not {type(data).__name__}")
-        game = need(data, "game", str)
-        if game != self.name:
-            raise ValueError(f"this position is of the game {game!r}, not {self.name!r}")
-        n = self.num_players
-        players = need_int(need(data, "players", int), "players")
-        if players != n:
-            raise ValueError(f"the position has {players} players but this game has {n}")
-        rows = need_int(need(data, "rows", int), "rows")
-        cols = need_int(need(data, "cols", int), "cols")
-        if (rows, cols) != (self.rows, self.cols):
-            raise ValueError(
-                f"the position's board is {rows}x{cols} but this game's board is {self.rows}x{self.cols}"
-            )
-        layout = need(data, "layout", list)
-        try:
-            grid = validate_grid(layout)
-        except ValueError as exc:
-            raise ValueError(f"position layout: {exc}") from None
-        if tuple(tuple(row) for row in grid) != self.layout:
-            raise ValueError(
-                "the position's layout does not match this game's layout "
-                "(load the game with the same layout option)"
-            )
-        board_rows = need(data, "board", list)
-        if len(board_rows) != rows:
-            raise ValueError(f"board must have {rows} rows, not {len(board_rows)}")
-        board: list[int] = []
-        for r, row in enumerate(board_rows):
-            if not isinstance(row, list) or len(row) != cols:
-                raise ValueError(f"board row {r} must be a list of {cols} cells, not {row!r}")
-            for c, x in enumerate(row):
-                if x is None:
-                    board.append(-1)
-                else:
-                    board.append(need_int(x, f"board[{r}][{c}] (a seat or null)", 0, n - 1))
-        supply = need_per_seat(data, "supply", n, 0, TOKENS)
-        for p in range(n):
-            on_board = board.count(p)
-            if on_board > TOKENS:
-                raise ValueError(f"player {p} has {on_board} tokens on the board; a player has only {TOKENS}")
-            if on_board + supply[p] != TOKENS:
-                raise ValueError(
-                    f"player {p} has {on_board} tokens on the board and {supply[p]} in supply; "
-                    f"they must add up to {TOKENS}"
-                )
-        trophies = need_per_seat(data, "trophies", n, 0, TROPHIES)
-        left = need_int(need(data, "trophies_left", int), "trophies_left", 0, TROPHIES)
-        if sum(trophies) + left != TROPHIES:
-            raise ValueError(
-                f"trophies given ({sum(trophies)}) plus trophies_left ({left}) must be {TROPHIES}"
-            )
-        phase_name = need(data, "phase", str)
-        phase = need_choice(phase_name, "phase", PHASES)
-        to_move = need_int(need(data, "to_move", int), "to_move")
-        if phase != OVER:
-            to_move = need_int(to_move, "to_move", 0, n - 1)
-        elif not 0 <= to_move < n:
-            # RULES.md, "Reading a position": to_move at `over` is not fixed by the rules; any whole
-            # number is read, and this engine writes its own convention (a seat) back.
-            to_move = 0
-        if "roll" not in data:
-            raise ValueError("position is missing the key 'roll'")
-        roll = data["roll"]
-        if phase == ACT:
-            roll = need_int(roll, "roll (the die face during phase act)", 1, 6)
-        elif roll is not None:
-            raise ValueError(f"roll must be null during phase {phase_name}, not {roll!r}")
-        turn = need_int(need(data, "turn", int), "turn", 0, self.turn_limit)
-        if phase == OVER:
-            if left > 0 and turn < self.turn_limit:
-                raise ValueError(
-                    f"phase is over but {left} trophies are left and turn {turn} is below "
-                    f"turn_limit {self.turn_limit}"
-                )
-        else:
-            if left == 0:
-                raise ValueError(f"every trophy is given, so the phase must be over, not {phase_name}")
-            if turn >= self.turn_limit:
-                raise ValueError(
-                    f"turn {turn} has reached turn_limit {self.turn_limit}, so the phase must be over"
-                )
-        state = TohmState(self)
-        state.board = board
-        state.supply = supply
-        state.filled = TOKENS * n - sum(supply)
-        state.trophies = trophies
-        state.trophies_left = left
-        state.to_move = to_move
-        state.phase = phase
-        state.roll = roll
-        state.turn = turn
-        state._cur = (CHANCE, to_move, TERMINAL)[phase]
-        return state
+        return _state_from_json(self, data)
 
 
 # --- the state --------------------------------------------------------------------------
@@ -401,11 +349,11 @@ class TohmState(State):
             return list(g.chance_legal)
         if phase == OVER:
             return []
-        d = self.roll
+        d: int = self.roll  # type: ignore[assignment]  # the die of phase act
         b = self.board
-        if d >= 3:  # type: ignore[operator]
+        if d >= 3:
             if self.supply[self.to_move]:
-                acts = [a for i, a in zip(g.cells_of[d], g.place_of[d], strict=True) if b[i] < 0]  # type: ignore[index]
+                acts = [a for i, a in zip(g.cells_of[d], g.place_of[d], strict=True) if b[i] < 0]
                 if acts:
                     return acts
             return [g.pass_id]
@@ -442,9 +390,13 @@ class TohmState(State):
             self.supply[p] -= 1
             self.filled += 1
             self.n_places += 1
+            if self._events is not None:
+                self._events.append(Event("placed", {"seat": p, "cell": list(divmod(action, g.cols))}))
             self._score(action, p, p)
         elif action < g.move0:  # remove
             i = action - g.remove0
+            if self._events is not None:
+                self._events.append(Event("removed", {"seat": p, "cell": list(divmod(i, g.cols)), "owner": b[i]}))
             self.supply[b[i]] += 1
             b[i] = -1
             self.filled -= 1
@@ -455,9 +407,14 @@ class TohmState(State):
             b[f] = -1
             b[t] = owner
             self.n_moves += 1
+            if self._events is not None:
+                self._events.append(Event("moved", {"seat": p, "from": list(divmod(f, g.cols)),
+                                                    "to": list(divmod(t, g.cols)), "owner": owner}))
             self._score(t, owner, p)
         else:
             self.n_passes += 1
+            if self._events is not None:
+                self._emit("pass", seat=p)
         self.roll = None
         self.turn += 1
         if self.trophies_left == 0 or self.turn >= g.turn_limit:
@@ -508,6 +465,8 @@ class TohmState(State):
         self.supply[owner] += k
         self.filled -= k
         given = tris if tris <= self.trophies_left else self.trophies_left
+        if self._events is not None:
+            self._emit_tris(owner, mover, row if len(row) >= 3 else None, col if len(col) >= 3 else None)
         self.trophies[owner] += given
         self.trophies_left -= given
         self.n_tris += tris
@@ -515,10 +474,23 @@ class TohmState(State):
         if owner != mover:
             self.n_tris_others += tris
 
+    def _emit_tris(self, owner: int, mover: int, row: list[int] | None, col: list[int] | None) -> None:
+        """One ``tris`` event per run, the row first; called before the trophies are given."""
+        g = self.game
+        left = self.trophies_left
+        for line, run in (("row", row), ("column", col)):
+            if run is None:
+                continue
+            trophy = left > 0
+            left -= trophy
+            self._emit("tris", owner=owner, by=mover, line=line, cells=[list(g.rc(x)) for x in sorted(run)],
+                       trophy=trophy, trophies_left=left)
+
     def _copy(self) -> TohmState:
         s = TohmState.__new__(TohmState)
         s.game = self.game
         s._legal = None
+        s._events = None
         s._cur = self._cur
         s.board = self.board[:]
         s.supply = self.supply[:]
@@ -552,8 +524,29 @@ class TohmState(State):
         share = 1.0 / len(winners)
         return [share if p in winners else 0.0 for p in range(n)]
 
-    def counters(self) -> dict[str, int]:
-        """Event counts since the initial state (a position read from JSON starts at 0)."""
+    def turns_played(self) -> int:
+        """Player turns completed (the position's ``turn``), read directly (the lab calls it often)."""
+        return self.turn
+
+    def scores(self) -> list[float]:
+        """Trophies held (RULES.md: "Score for turn_limit")."""
+        return [float(t) for t in self.trophies]
+
+    def end_reason(self) -> str:
+        """``"all_trophies_given"`` or ``"turn_limit"``; ``""`` before the end."""
+        if self.phase != OVER:
+            return ""
+        return END_TROPHIES if self.trophies_left == 0 else END_TURN_LIMIT
+
+    def _action_event(self, action: int) -> Event:
+        """A roll says whose it is and its face."""
+        if self.phase == ROLL:
+            return Event(ev.CHANCE, {"outcome": {"roll": action}, "seat": self.to_move, "face": action})
+        return super()._action_event(action)
+
+    def counters(self) -> dict[str, float]:
+        """Event counts since the initial state (a position read from JSON starts at 0): see
+        :data:`COUNTERS`."""
         return {
             "tris": self.n_tris,
             "tris_for_others": self.n_tris_others,
@@ -591,7 +584,8 @@ class TohmState(State):
             or any(isinstance(x, bool) or not isinstance(x, int) for x in value)
         ):
             raise IllegalActionError(f"{what} must be a cell [row, col] of two whole numbers, not {value!r}")
-        r, c = value
+        r: int = value[0]
+        c: int = value[1]
         if not (0 <= r < g.rows and 0 <= c < g.cols):
             raise IllegalActionError(
                 f"{what} {[r, c]} is off the board (rows 0-{g.rows - 1}, cols 0-{g.cols - 1})"
@@ -694,7 +688,7 @@ class TohmState(State):
             return self.action_from_json({"pass": True})
         if word == "move":
             return self.action_from_json({"move": [nums[:2], nums[2:]]})
-        return self.action_from_json({word: nums})
+        return self.action_from_json({str(word): nums})
 
     # --- positions -------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -753,3 +747,126 @@ class TohmState(State):
                 f"to move: {SEAT_LETTERS[self.to_move]}{self.to_move}  phase: act  die: {self.roll}"
             )
         return "\n".join(lines)
+
+
+# --- reading positions ------------------------------------------------------------------
+
+class PositionJson(TypedDict):
+    """A TOHM position (RULES.md section 3, "Position JSON"), as :mod:`ludoteca.core.shape` reads it."""
+
+    game: Literal["tohm"]
+    players: int
+    rows: int
+    cols: int
+    layout: list[list[int]]
+    board: list[list[int | None]]
+    supply: list[int]
+    trophies: list[int]
+    trophies_left: int
+    to_move: int
+    phase: Literal["roll", "act", "over"]
+    roll: int | None
+    turn: int
+
+
+def _state_from_json(game: TohmGame, data: Mapping[str, Any]) -> TohmState:
+    pos = read(data, PositionJson)
+    n = game.num_players
+    if pos["players"] != n:
+        raise ValueError(f"the position has {pos['players']} players but this game has {n}")
+    _check_layout(game, pos)
+    board = _board_from_json(game, pos)
+    supply = per_seat(pos["supply"], "supply", n, 0, TOKENS)
+    _check_tokens(board, supply, n)
+    trophies = per_seat(pos["trophies"], "trophies", n, 0, TROPHIES)
+    left = need_int(pos["trophies_left"], "trophies_left", 0, TROPHIES)
+    if sum(trophies) + left != TROPHIES:
+        raise ValueError(f"trophies given ({sum(trophies)}) plus trophies_left ({left}) must be {TROPHIES}")
+    phase = PHASES.index(pos["phase"])
+    to_move = pos["to_move"]
+    if phase != OVER:
+        to_move = need_int(to_move, "to_move", 0, n - 1)
+    elif not 0 <= to_move < n:
+        # RULES.md, "Reading a position": to_move at `over` is not fixed by the rules; any whole
+        # number is read, and this engine writes its own convention (a seat) back.
+        to_move = 0
+    roll = pos["roll"]
+    if phase == ACT:
+        roll = need_int(roll, "roll (the die face during phase act)", 1, 6)
+    elif roll is not None:
+        raise ValueError(f"roll must be null during phase {pos['phase']}, not {roll!r}")
+    turn = need_int(pos["turn"], "turn", 0, game.turn_limit)
+    _check_end(game, pos["phase"], left, turn)
+    state = TohmState(game)
+    state.board = board
+    state.supply = supply
+    state.filled = TOKENS * n - sum(supply)
+    state.trophies = trophies
+    state.trophies_left = left
+    state.to_move = to_move
+    state.phase = phase
+    state.roll = roll
+    state.turn = turn
+    state._cur = (CHANCE, to_move, TERMINAL)[phase]
+    return state
+
+
+def _check_layout(game: TohmGame, pos: PositionJson) -> None:
+    """The position's board is this game's (size and numbers: the ``layout`` option)."""
+    rows, cols = pos["rows"], pos["cols"]
+    if (rows, cols) != (game.rows, game.cols):
+        raise ValueError(f"the position's board is {rows}x{cols} but this game's board is {game.rows}x{game.cols}")
+    try:
+        grid = validate_grid(pos["layout"])
+    except ValueError as exc:
+        raise ValueError(f"position layout: {exc}") from None
+    if tuple(tuple(row) for row in grid) != game.layout:
+        raise ValueError(
+            "the position's layout does not match this game's layout (load the game with the same layout option)"
+        )
+
+
+def _board_from_json(game: TohmGame, pos: PositionJson) -> list[int]:
+    """The board, flat (``r * cols + c``), ``-1`` for an empty cell; tokens are seats."""
+    rows, cols, n = game.rows, game.cols, game.num_players
+    board_rows = pos["board"]
+    if len(board_rows) != rows:
+        raise ValueError(f"board must have {rows} rows, not {len(board_rows)}")
+    board: list[int] = []
+    for r, row in enumerate(board_rows):
+        if len(row) != cols:
+            raise ValueError(f"board row {r} must be a list of {cols} cells, not {row!r}")
+        for c, x in enumerate(row):
+            if x is None:
+                board.append(-1)
+            elif 0 <= x < n:
+                board.append(x)
+            else:
+                raise ValueError(f"board[{r}][{c}] must be a seat 0 to {n - 1} or null, not {x}")
+    return board
+
+
+def _check_tokens(board: list[int], supply: list[int], n: int) -> None:
+    """Each player's five tokens are on the board or in supply."""
+    for p in range(n):
+        on_board = board.count(p)
+        if on_board > TOKENS:
+            raise ValueError(f"player {p} has {on_board} tokens on the board; a player has only {TOKENS}")
+        if on_board + supply[p] != TOKENS:
+            raise ValueError(
+                f"player {p} has {on_board} tokens on the board and {supply[p]} in supply; they must add up to {TOKENS}"
+            )
+
+
+def _check_end(game: TohmGame, phase_name: str, left: int, turn: int) -> None:
+    """``over`` exactly when every trophy is given or ``turn`` reached ``turn_limit``."""
+    if phase_name == "over":
+        if left > 0 and turn < game.turn_limit:
+            raise ValueError(
+                f"phase is over but {left} trophies are left and turn {turn} is below turn_limit {game.turn_limit}"
+            )
+        return
+    if left == 0:
+        raise ValueError(f"every trophy is given, so the phase must be over, not {phase_name}")
+    if turn >= game.turn_limit:
+        raise ValueError(f"turn {turn} has reached turn_limit {game.turn_limit}, so the phase must be over")

@@ -1,5 +1,5 @@
 // TOHM: the numbered grid, the players' tokens, the die and the trophies.
-import {drawDie, h, key, svg} from "../common.js";
+import {drawDie, h, key, svg} from "/static/js/common.js";
 
 const CELL = 84;
 const NUMBER_TINT = {3: "#f6e7c8", 4: "#e3efd9", 5: "#dbe8f4", 6: "#f1dde6"};
@@ -113,3 +113,25 @@ export function render(ctx) {
   const pass = legal.find((a) => a.pass);
   if (pass && ctx.controls) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
 }
+
+// --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
+const cell = (c) => `row ${c[0] + 1} col ${c[1] + 1}`;
+
+/** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
+export function describe(a) {
+  if ("roll" in a) return `rolls ${a.roll}`;
+  if ("place" in a) return `places on ${cell(a.place)}`;
+  if ("remove" in a) return `removes the token on ${cell(a.remove)}`;
+  if ("move" in a) return `moves ${cell(a.move[0])} → ${cell(a.move[1])}`;
+  return null;
+}
+
+/** Texts of this game's own event kinds (core/events.py: kind and fields). */
+export const EVENTS = {
+  placed: () => null, // the move itself says it
+  moved: () => null,
+  removed: (e, who) => (e.owner !== undefined && e.owner !== e.seat ? `${who(e.owner)}'s token goes back` : null),
+  pass: () => null, // the move itself says it
+  tris: (e, who) => `tris for ${who(e.owner)} (${e.line})${e.trophy ? ": a trophy" : ""}`
+    + (e.trophies_left !== undefined ? `, ${e.trophies_left} left` : ""),
+};

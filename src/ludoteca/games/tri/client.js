@@ -1,5 +1,5 @@
 // TRI: a torus of squares cut into four triangles; owners, closed squares, battles and cards.
-import {drawDie, h, key, svg} from "../common.js";
+import {drawDie, h, key, svg} from "/static/js/common.js";
 
 const DIRS = ["N", "E", "S", "W"];
 const KIND_STYLE = {
@@ -253,3 +253,43 @@ export function render(ctx) {
     if (pass) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
   }
 }
+
+// --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
+const tri = (t) => `${t[0]},${t[1]} ${t[2]}`;
+
+/** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
+export function describe(a, who) {
+  if ("place" in a) return `places on ${tri(a.place)}`;
+  if ("expand" in a) return `expands to ${tri(a.expand)}`;
+  if ("attack" in a) return `attacks ${tri(a.attack)}`;
+  if ("teleport" in a && a.teleport.from) {
+    return `moves the unit on ${tri([...a.teleport.square, a.teleport.from])} to ${tri(a.teleport.to)} (teleport)`;
+  }
+  if ("teleport" in a) return `teleports from square ${a.teleport.square.join(",")} to ${tri(a.teleport.to)}`;
+  if ("card" in a) return `plays card +${a.card}`;
+  if ("void" in a) return `empties ${tri(a.void)}`;
+  if ("roll" in a) return `rolls ${a.roll}`;
+  if ("income" in a) return `income die: ${a.income}`;
+  if ("out" in a) return `${who(a.out)} is out`;
+  return null;
+}
+
+/** Texts of this game's own event kinds (core/events.py: kind and fields). */
+export const EVENTS = {
+  place: () => null, // the move itself says it
+  expand: () => null,
+  teleport: () => null,
+  attack: (e, who) => `against ${who(e.defender)}, ${e.dice} ${e.dice === 1 ? "die" : "dice"}`,
+  battle: (e, who) => {
+    const side = (seat, total, card) => `${who(seat)} ${total}${card !== undefined && card !== null ? ` (card +${card})` : ""}`;
+    return `battle: ${side(e.attacker, e.attacker_total, e.attacker_card)} against `
+      + `${side(e.defender, e.defender_total, e.defender_card)}: ${who(e.winner)} wins`;
+  },
+  taken: (e, who) => `${who(e.seat)} takes ${tri(e.triangle)}`,
+  void: (e, who) => `${tri(e.triangle)} is emptied`,
+  eliminated: (e, who) => `${who(e.seat)} is out`,
+  income: (e) => (e.secret ? "income cards are drawn in secret" : `income: ${(e.cards || []).map((c) => "+" + c).join(", ")}`),
+  elimination_income: () => "income for an elimination",
+  square_closed: (e, who) => `${who(e.seat)} closes a square`,
+  tiebreak: (e, who) => `tie-break between ${e.seats.map(who).join(" and ")}`,
+};

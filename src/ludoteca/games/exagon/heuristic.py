@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
-from ludoteca.agents.heuristics import best_of
+from ludoteca.core.choice import best_of
 from ludoteca.core.game import Action
+from ludoteca.games.exagon import ExagonGame, ExagonState
 
 TOP_K = 10
 """Candidates of the root decision played out to the end of the turn (and the reply)."""
@@ -38,19 +38,19 @@ VALUE_K = 0.6
 """Sharpness of :func:`value`: winning odds per tile of difference."""
 
 
-def decode(g: Any, a: int) -> tuple[int, int]:
+def decode(g: ExagonGame, a: int) -> tuple[int, int]:
     """(tile index, cell) of a placement action."""
     t, rest = divmod(a - g.place0, g.n_cells * 6)
     return t, rest // 6
 
 
-def conn(g: Any, board: dict[int, Any], c: int) -> int:
+def conn(g: ExagonGame, board: dict[int, tuple[int, int]], c: int) -> int:
     return sum(1 for _, nc in g.nbrs[c] if nc in board)
 
 
-def difficulty(g: Any, t: int) -> float:
-    """How hard a tile is to place later: Exagon sides hurt, a Jolly helps."""
-    d = getattr(g, "_h_difficulty", None)
+def difficulties(g: ExagonGame) -> list[float]:
+    """How hard each tile is to place later: Exagon sides hurt, a Jolly helps (cached on the game)."""
+    d = g._h_difficulty
     if d is None:
         d = []
         for sides in g.sides:
@@ -59,10 +59,15 @@ def difficulty(g: Any, t: int) -> float:
             distinct = len({s for s in sides if s <= 9})
             d.append(0.6 * x - 0.5 * j - 0.03 * distinct)
         g._h_difficulty = d
-    return d[t]
+    return d
 
 
-def placements(s: Any, p: int) -> list[tuple[int, int, int, int]]:
+def difficulty(g: ExagonGame, t: int) -> float:
+    """How hard tile ``t`` is to place later."""
+    return difficulties(g)[t]
+
+
+def placements(s: ExagonState, p: int) -> list[tuple[int, int, int, int]]:
     """Every placement of ``p`` as (action, tile, cell, connections)."""
     g = s.game
     owner = s.owner
@@ -78,25 +83,24 @@ def placements(s: Any, p: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def _key(g: Any, hand_size: int, bonus: int, t: int, k: int) -> float:
+def _key(g: ExagonGame, hand_size: int, bonus: int, t: int, k: int) -> float:
     if k == 6 or hand_size == 1:
         return WIN
     go_on = k >= 2 or bonus > 0
     return (10.0 if go_on else 0.0) + 1.5 * min(k, 5) + difficulty(g, t)
 
 
-def _give_target(s: Any, p: int) -> list[int]:
+def _give_target(s: ExagonState, p: int) -> list[int]:
     return [q for q in range(s.game.num_players) if q != p and len(s.hands[q]) == 1]
 
 
-def greedy_action(s: Any, p: int) -> Action:
+def greedy_action(s: ExagonState, p: int) -> Action:
     """The greedy choice of ``p`` (to move in ``s``, opening or turn): a winning placement,
     else a give when an opponent is on one tile, else the placement touching the most tiles
     (the hardest tile first), else stop (or pass)."""
     g = s.game
     hand = s.hands[p]
-    difficulty(g, 0)
-    diff = g._h_difficulty
+    diff = difficulties(g)
     if not s.table:  # opening tile: the hardest tile goes first
         t = max(hand, key=lambda t: (diff[t], -t))
         return g.place0 + (t * g.n_cells + g.origin) * 6
@@ -133,19 +137,19 @@ def greedy_action(s: Any, p: int) -> Action:
     return best
 
 
-def play_turn(s: Any, p: int, limit: int = 40) -> Any:
+def play_turn(s: ExagonState, p: int, limit: int = 40) -> ExagonState:
     """Play ``p``'s turn greedily on ``s`` (modified in place) until it passes on."""
     for _ in range(limit):
         if s.phase == 3 or s.to_move != p or s.phase == 0:
             break
         turn = s.turn
-        s.apply_action(greedy_action(s, p))
+        s.apply_unchecked(greedy_action(s, p))  # a legal action: the fast path
         if s.turn != turn:
             break
     return s
 
 
-def immediate_win(s: Any, q: int) -> bool:
+def immediate_win(s: ExagonState, q: int) -> bool:
     """Whether ``q`` (to move in ``s``) can win with one placement."""
     if s.phase == 3 or s.phase == 0:
         return False
@@ -153,7 +157,7 @@ def immediate_win(s: Any, q: int) -> bool:
     return any(one or k == 6 for _a, _t, _c, k in placements(s, q))
 
 
-def judge_end(s: Any, me: int) -> float:
+def judge_end(s: ExagonState, me: int) -> float:
     """The position after my turn ended (someone else to move): simulate the next turn."""
     if s.phase == 3:
         return WIN * (2 * s.returns()[me] - 1)
@@ -164,7 +168,7 @@ def judge_end(s: Any, me: int) -> float:
         return WIN * (2 * r.returns()[me] - 1) * 0.9
     mine = len(r.hands[me])
     others = [len(r.hands[x]) for x in range(n) if x != me]
-    v = min(others) - mine
+    v = float(min(others) - mine)
     # later opponents who could finish at once count too
     for x in range(n):
         if x != me and x != q and len(r.hands[x]) == 1:
@@ -174,9 +178,9 @@ def judge_end(s: Any, me: int) -> float:
     return v
 
 
-def evaluate_action(s: Any, me: int, a: Action) -> float:
+def evaluate_action(s: ExagonState, me: int, a: Action) -> float:
     t = s.clone()
-    t.apply_action(a)
+    t.apply_unchecked(a)  # a legal candidate: the fast path
     if t.phase == 3:
         return WIN * (2 * t.returns()[me] - 1)
     if t.to_move == me and t.phase == 2 and t.turn == s.turn:
@@ -184,7 +188,7 @@ def evaluate_action(s: Any, me: int, a: Action) -> float:
     return judge_end(t, me)
 
 
-def candidates(s: Any, limit: int = TOP_K) -> list[Action]:
+def candidates(s: ExagonState, limit: int = TOP_K) -> list[Action]:
     """The most promising actions by the cheap key (wins, connections, gives, stop), best
     first; ``stop`` is always among them when legal."""
     g = s.game
@@ -214,17 +218,17 @@ def candidates(s: Any, limit: int = TOP_K) -> list[Action]:
     return out
 
 
-def choose(state: Any, rng: random.Random) -> Action:
+def choose(state: ExagonState, rng: random.Random) -> Action:
     me = state.current_player()
     return best_of(candidates(state), lambda a: evaluate_action(state, me, a), rng)
 
 
-def rollout(state: Any, rng: random.Random) -> Action:
+def rollout(state: ExagonState, rng: random.Random) -> Action:
     """Light policy for MCTS rollouts: the greedy choice."""
     return greedy_action(state, state.to_move)
 
 
-def value(state: Any) -> list[float]:
+def value(state: ExagonState) -> list[float]:
     """Winning chances per seat: a turn in progress is finished greedily, then tiles left
     (fewer is better) and whether the next player can win at once."""
     if state.phase == 3:

@@ -1,0 +1,53 @@
+"""Finding games by name: every package under ``ludoteca.games`` is a game.
+
+A game package defines one :class:`~ludoteca.core.game.Game` subclass in its ``__init__``; its
+``name`` is how users and records call it, and ``catalogue_order`` places it in listings. Adding
+a fifth game is writing its package: nothing here lists the games. The packages are imported
+by name at run time (``importlib``), so ``core`` depends on no game statically.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+from typing import Any
+
+from ludoteca.core.game import Game
+
+GAMES_PACKAGE = "ludoteca.games"
+
+
+@cache
+def _classes() -> dict[str, type[Game]]:
+    package = importlib.import_module(GAMES_PACKAGE)
+    found: list[type[Game]] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"{GAMES_PACKAGE}.{info.name}")
+        for value in vars(module).values():
+            if (isinstance(value, type) and issubclass(value, Game) and value is not Game
+                    and value.__module__ == module.__name__ and getattr(value, "name", None)):
+                found.append(value)
+    found.sort(key=lambda cls: (cls.catalogue_order, cls.name))
+    return {cls.name: cls for cls in found}
+
+
+def games() -> tuple[str, ...]:
+    """The names of the installed games, in catalogue order."""
+    return tuple(_classes())
+
+
+def game_class(name: str) -> type[Game]:
+    """The Game class of ``name``; ValueError for an unknown game."""
+    key = name.lower() if isinstance(name, str) else name
+    classes = _classes()
+    if key not in classes:
+        raise ValueError(f"unknown game {name!r}; the games are: {', '.join(classes)}")
+    return classes[key]
+
+
+def load_game(name: str, **options: Any) -> Game:
+    """``load_game("tri", players=3, size=5)``: a game with its options validated."""
+    return game_class(name)(**options)

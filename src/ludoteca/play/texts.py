@@ -1,0 +1,72 @@
+"""Texts of events, made at the edge from an event's kind and fields (never inside ``games/``).
+
+A game may give texts for its own kinds in its board module (``games/<name>/board.py``,
+``TEXTS``: kind -> :meth:`str.format` string over the event's fields); the shared kinds and any
+kind without a text get a generic one, so a new kind is never lost, only plainly worded. An
+empty text hides a kind that only restates the action (a token placed by a "place" move).
+The redacted form of a secret event (what the seats that may not see it get) is worded by the
+text of ``"<kind> (secret)"``, e.g. ``"chance (secret)": "roll (secret)"``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ludoteca.core import events as ev
+
+GENERIC: dict[str, str] = {
+    ev.TIMEOUT: "player {seat}'s time ran out",
+    ev.END: "the game is over ({reason})",
+}
+
+SKIPPED = frozenset({ev.MOVE, ev.CHANCE})
+"""Kinds the terminal shows as the log line of the action itself, not as an extra line."""
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and all(isinstance(x, int | str) for x in value):
+        return ",".join(str(x) for x in value)
+    return json.dumps(value, separators=(",", ":"))
+
+
+def generic_text(view: Mapping[str, Any]) -> str:
+    """``kind: field value, ...`` for a kind without a text of its own."""
+    fields = ", ".join(f"{k} {_value(v)}" for k, v in view.items() if k not in ("kind", "secret"))
+    kind = str(view.get("kind", "event")).replace("_", " ")
+    return f"{kind}: {fields}" if fields else kind
+
+
+def _format(template: str, view: Mapping[str, Any]) -> str | None:
+    fields = {k: _value(v) if isinstance(v, list | tuple | dict) else v for k, v in view.items()}
+    try:
+        return template.format_map(fields)
+    except (KeyError, IndexError, ValueError, TypeError, AttributeError):
+        return None  # the event lacks a field the text names (or has another type): say it plainly
+
+
+def event_text(view: Mapping[str, Any], texts: Mapping[str, str] | None = None) -> str | None:
+    """The text of an event as a viewer sees it (``view``: :meth:`Event.view`'s result); None
+    when the game's texts hide the kind (an empty text)."""
+    texts = texts or {}
+    kind = str(view.get("kind"))
+    if view.get("secret"):
+        template = texts.get(f"{kind} (secret)")
+        return (_format(template, view) if template else None) or f"{kind.replace('_', ' ')} (secret)"
+    template = texts.get(kind, GENERIC.get(kind))
+    if template == "":
+        return None
+    return (_format(template, view) if template is not None else None) or generic_text(view)
+
+
+def secret_label(view: Mapping[str, Any] | None, texts: Mapping[str, str] | None = None) -> str:
+    """What a redacted move or chance outcome (``view``: its public form) shows of itself: the
+    game's text for ``"<kind> (secret)"`` (TRI: ``roll (secret)``), else ``secret <kind>``."""
+    if view is None:
+        return "secret"
+    kind = str(view.get("kind", "move"))
+    template = (texts or {}).get(f"{kind} (secret)")
+    return (_format(template, view) if template else None) or f"secret {kind}"

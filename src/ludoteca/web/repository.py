@@ -1,0 +1,482 @@
+"""Persistent tables through SQLAlchemy Core: SQLite by default, PostgreSQL with a URL.
+
+Three tables (a column added by a newer version is added to an older database at start-up):
+
+- ``ludo_tables``: one row per game table (game, options, seed, status, result, rematch link);
+- ``ludo_seats``: one row per seat (open / human / ai, the AI level, the player's name, the
+  SHA-256 of the seat's secret token — the token itself is never stored);
+- ``ludo_actions``: every accepted action in order, as canonical JSON (chance outcomes too).
+
+A table is rebuilt by replaying its actions, so the actions are the source of truth. Every
+statement is built with SQLAlchemy Core (compiled once and cached by SQLAlchemy), so the same
+code runs on every database.
+
+:class:`Repository` is synchronous. :class:`GroupCommit` is its asynchronous front for the
+server's hot path: appends that arrive while a commit runs are committed together in the next
+transaction, and when that transaction fails each one is retried alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    bindparam,
+    create_engine,
+    event,
+    insert,
+    inspect,
+    or_,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy.schema import CreateColumn
+
+SQLITE_FILE = "ludoteca.sqlite3"
+OPEN = "open"
+WAITING = "waiting"
+
+metadata = MetaData()
+
+tables_t = Table(
+    "ludo_tables", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("game", String(32), nullable=False),
+    Column("options", Text, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("status", String(16), nullable=False, index=True),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Column("n_actions", Integer, nullable=False, default=0),
+    Column("result", Text, nullable=True),
+    Column("rematch_id", String(32), nullable=True),
+    Column("rematch_of", String(32), nullable=True),
+    Column("unlisted", Boolean, nullable=True, default=False),
+)
+
+seats_t = Table(
+    "ludo_seats", metadata,
+    Column("table_id", String(32), ForeignKey("ludo_tables.id", ondelete="CASCADE"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("level", String(64), nullable=True),
+    Column("name", String(64), nullable=True),
+    Column("token_hash", String(64), nullable=True),
+)
+
+actions_t = Table(
+    "ludo_actions", metadata,
+    Column("table_id", String(32), ForeignKey("ludo_tables.id", ondelete="CASCADE"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("seat", Integer, nullable=True),
+    Column("action", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+_INSERT_ACTION = insert(actions_t)
+_ADVANCE = (
+    update(tables_t).where(tables_t.c.id == bindparam("t_id"))
+    .values(n_actions=bindparam("n_actions"), updated_at=bindparam("now"))
+)
+"""The usual end of an append: the table's action count and time (one executemany per batch)."""
+_TAKE_SEAT = (
+    update(seats_t)
+    .where(seats_t.c.table_id == bindparam("t_id"), seats_t.c.seat == bindparam("t_seat"), seats_t.c.kind == OPEN)
+    .values(kind=bindparam("kind"), level=bindparam("level"), name=bindparam("name"),
+            token_hash=bindparam("token_hash"))
+)
+
+
+@dataclass
+class SeatData:
+    kind: str  # "open", "human" or "ai"
+    level: str | None = None
+    name: str | None = None
+    token_hash: str | None = None
+
+
+@dataclass
+class TableData:
+    """Everything stored about one table, as plain data."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    seed: int
+    status: str
+    created_at: float
+    updated_at: float
+    seats: list[SeatData]
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    action_seats: list[int | None] = field(default_factory=list)
+    action_times: list[float] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    rematch_id: str | None = None
+    rematch_of: str | None = None
+    unlisted: bool = False
+
+
+@dataclass
+class AppendRequest:
+    """Actions to store for one table (see :meth:`Repository.append_batch`)."""
+
+    table_id: str
+    first_seq: int
+    actions: list[tuple[int | None, dict[str, Any]]]
+    status: str | None = None
+    result: dict[str, Any] | None = None
+    seats: list[tuple[int, SeatData]] = field(default_factory=list)
+    """Open seats taken in the same transaction (the last join and the game's start are one)."""
+    expect_status: str | None = None
+    """Store nothing unless the table still has this status (e.g. a join to a table that expired)."""
+
+
+class Conflict(Exception):
+    """A conditional write found the table changed (a seat taken, a status changed): nothing stored."""
+
+
+def database_url(data_dir: str | Path | None, url: str | None) -> str:
+    """The SQLAlchemy URL to use: ``url`` if given, else a SQLite file in ``data_dir``."""
+    if url:
+        return url
+    directory = Path(data_dir or "data")
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{(directory / SQLITE_FILE).resolve()}"
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=False)
+
+
+def _seat(row: Row[Any]) -> SeatData:
+    return SeatData(kind=row.kind, level=row.level, name=row.name, token_hash=row.token_hash)
+
+
+class Repository:
+    """Synchronous storage of tables, seats and actions."""
+
+    def __init__(self, url: str, echo: bool = False) -> None:
+        self.url = url
+        kwargs: dict[str, Any] = {"echo": echo}
+        if url.startswith("sqlite"):
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            kwargs["pool_pre_ping"] = True
+        self.engine: Engine = create_engine(url, **kwargs)
+        if self.dialect == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        metadata.create_all(self.engine)
+        _add_missing_columns(self.engine)
+        self._writer: Connection | None = None
+        """The connection of :meth:`append_batch` (the hot path), kept open between commits and
+        replaced after any failure; appends never run concurrently (one storage thread)."""
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def close(self) -> None:
+        self._drop_writer()
+        self.engine.dispose()
+
+    def _writer_connection(self) -> Connection:
+        conn = self._writer
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._writer = self.engine.connect()
+        return conn
+
+    def _drop_writer(self) -> None:
+        conn, self._writer = self._writer, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    # --- writes ------------------------------------------------------------------------
+    def create_table(self, data: TableData) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(insert(tables_t).values(
+                id=data.id, game=data.game, options=_dumps(data.options), seed=data.seed,
+                status=data.status, created_at=data.created_at, updated_at=data.updated_at,
+                n_actions=0, result=None, rematch_id=None, rematch_of=data.rematch_of,
+                unlisted=data.unlisted,
+            ))
+            conn.execute(insert(seats_t), [
+                {"table_id": data.id, "seat": i, "kind": s.kind, "level": s.level, "name": s.name,
+                 "token_hash": s.token_hash}
+                for i, s in enumerate(data.seats)
+            ])
+
+    def append_batch(self, batch: list[AppendRequest]) -> None:
+        """Several tables' appends in one transaction (group commit): all stored, or none.
+
+        A seat taken by someone else, a table whose status is no longer ``expect_status``, or a
+        duplicate sequence number (two writers) makes the whole transaction fail (:class:`Conflict`
+        or the database's integrity error): nothing is stored."""
+        now = time.time()
+        rows = [
+            {"table_id": req.table_id, "seq": req.first_seq + k, "seat": seat, "action": _dumps(action),
+             "created_at": now}
+            for req in batch for k, (seat, action) in enumerate(req.actions)
+        ]
+        conn = self._writer_connection()
+        try:
+            with conn.begin():
+                self._append(conn, batch, rows, now)
+        except BaseException:
+            self._drop_writer()  # a fresh connection for the next try (e.g. the server went away)
+            raise
+
+    def _append(self, conn: Connection, batch: list[AppendRequest], rows: list[dict[str, Any]], now: float) -> None:
+        for req in batch:
+            self._take_seats(conn, req)
+        if rows:
+            conn.execute(_INSERT_ACTION, rows)
+        plain = [req for req in batch if _plain(req)]
+        if plain:  # the usual case, one statement for the whole batch
+            done = conn.execute(_ADVANCE, [{"t_id": r.table_id, "n_actions": r.first_seq + len(r.actions),
+                                            "now": now} for r in plain])
+            if done.rowcount != len(plain):
+                raise Conflict("a table of this batch is no longer stored")
+        for req in batch:
+            if not _plain(req):
+                self._advance(conn, req, now)
+
+    @staticmethod
+    def _take_seats(conn: Connection, req: AppendRequest) -> None:
+        for seat, data in req.seats:
+            done = conn.execute(_TAKE_SEAT, {"t_id": req.table_id, "t_seat": seat, "kind": data.kind,
+                                             "level": data.level, "name": data.name,
+                                             "token_hash": data.token_hash})
+            if done.rowcount != 1:
+                raise Conflict(f"table {req.table_id}: seat {seat} is no longer open")
+
+    @staticmethod
+    def _advance(conn: Connection, req: AppendRequest, now: float) -> None:
+        values: dict[str, Any] = {"n_actions": req.first_seq + len(req.actions), "updated_at": now}
+        if req.status is not None:
+            values["status"] = req.status
+        if req.result is not None:
+            values["result"] = _dumps(req.result)
+        where = tables_t.c.id == req.table_id
+        if req.expect_status is not None:
+            where = and_(where, tables_t.c.status == req.expect_status)
+        done = conn.execute(update(tables_t).where(where).values(**values))
+        if done.rowcount != 1:
+            raise Conflict(f"table {req.table_id} is no longer {req.expect_status or 'stored'}")
+
+    def checkpoint(self) -> None:
+        """SQLite: copy the write-ahead log into the database (PASSIVE: never blocks writers).
+
+        The server turns automatic checkpoints off and calls this from its storage thread, so
+        the fsync of a checkpoint never stalls a move."""
+        if self.dialect == "sqlite":
+            with self.engine.connect() as conn:
+                conn.execute(text("PRAGMA wal_checkpoint(PASSIVE)"))
+
+    def set_status(self, table_id: str, status: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(update(tables_t).where(tables_t.c.id == table_id)
+                         .values(status=status, updated_at=time.time()))
+
+    def expire_waiting(self, before: float, status: str = "expired") -> list[str]:
+        """Mark every table still waiting whose last change is older than ``before`` (epoch
+        seconds) as ``status``; returns their ids."""
+        stamp = time.time()
+        with self.engine.begin() as conn:  # one conditional UPDATE: a join committed meanwhile wins
+            conn.execute(update(tables_t).where(tables_t.c.status == WAITING, tables_t.c.updated_at < before)
+                         .values(status=status, updated_at=stamp))
+            rows = conn.execute(select(tables_t.c.id).where(tables_t.c.status == status,
+                                                            tables_t.c.updated_at == stamp))
+            return [r.id for r in rows]
+
+    def set_rematch(self, table_id: str, rematch_id: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(update(tables_t).where(tables_t.c.id == table_id).values(rematch_id=rematch_id))
+
+    # --- reads -------------------------------------------------------------------------
+    def load_table(self, table_id: str) -> TableData | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).first()
+            if row is None:
+                return None
+            seats = self._seats(conn, table_id)
+            actions = list(conn.execute(
+                select(actions_t.c.seq, actions_t.c.seat, actions_t.c.action, actions_t.c.created_at)
+                .where(actions_t.c.table_id == table_id).order_by(actions_t.c.seq)))
+        for k, a in enumerate(actions):
+            if a.seq != k:
+                raise ValueError(f"table {table_id}: stored action {k} is missing")
+        return TableData(
+            id=row.id, game=row.game, options=json.loads(row.options), seed=row.seed, status=row.status,
+            created_at=row.created_at, updated_at=row.updated_at, seats=seats,
+            actions=[json.loads(a.action) for a in actions],
+            action_seats=[a.seat for a in actions],
+            action_times=[a.created_at for a in actions],
+            result=json.loads(row.result) if row.result else None,
+            rematch_id=row.rematch_id, rematch_of=row.rematch_of, unlisted=bool(row.unlisted),
+        )
+
+    def table_ids(self, statuses: tuple[str, ...], limit: int | None = None) -> list[str]:
+        """Ids of the tables in ``statuses``, oldest first (the ``limit`` most recently changed)."""
+        q = select(tables_t.c.id, tables_t.c.created_at).where(tables_t.c.status.in_(statuses))
+        if limit is not None:
+            q = q.order_by(tables_t.c.updated_at.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            rows = sorted(conn.execute(q), key=lambda r: r.created_at)
+        return [r.id for r in rows]
+
+    def full_waiting_ids(self, limit: int | None = None) -> list[str]:
+        """Tables still ``waiting`` whose seats are all taken (a start that was never stored)."""
+        open_seat = select(seats_t.c.table_id).where(seats_t.c.kind == OPEN)
+        q = (select(tables_t.c.id).where(tables_t.c.status == WAITING, tables_t.c.id.not_in(open_seat))
+             .order_by(tables_t.c.created_at))
+        if limit is not None:
+            q = q.limit(limit)
+        with self.engine.connect() as conn:
+            return [r.id for r in conn.execute(q)]
+
+    def list_tables(self, limit: int = 50, statuses: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+        """Summaries of the most recently updated listed tables (newest first)."""
+        q = select(tables_t).where(or_(tables_t.c.unlisted.is_(None), tables_t.c.unlisted.is_(False)))
+        if statuses:
+            q = q.where(tables_t.c.status.in_(statuses))
+        q = q.order_by(tables_t.c.updated_at.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            rows = list(conn.execute(q))
+            ids = [r.id for r in rows]
+            seats: dict[str, list[Row[Any]]] = {i: [] for i in ids}
+            if ids:
+                for seat in conn.execute(select(seats_t).where(seats_t.c.table_id.in_(ids))
+                                         .order_by(seats_t.c.seat)):
+                    seats[seat.table_id].append(seat)
+        return [
+            {
+                "id": r.id, "game": r.game, "status": r.status, "created_at": r.created_at,
+                "updated_at": r.updated_at, "n_actions": r.n_actions,
+                "result": json.loads(r.result) if r.result else None,
+                "seats": [{"kind": x.kind, "level": x.level, "name": x.name} for x in seats[r.id]],
+            }
+            for r in rows
+        ]
+
+    def seats_of(self, table_id: str) -> list[SeatData]:
+        """The seats of a table (an empty list if there is no such table)."""
+        with self.engine.connect() as conn:
+            return self._seats(conn, table_id)
+
+    @staticmethod
+    def _seats(conn: Connection, table_id: str) -> list[SeatData]:
+        q = select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)
+        return [_seat(r) for r in conn.execute(q)]
+
+
+class GroupCommit:
+    """The asynchronous front of :meth:`Repository.append_batch` (the server's hot path).
+
+    ``run(fn, *args)`` runs a storage call (inline for SQLite, in a storage thread otherwise).
+    :meth:`append` stores one table's request: requests that arrive while a commit is running
+    are committed together in the next transaction; if that transaction fails, each request is
+    retried alone, so that one table's failure never loses another's move."""
+
+    def __init__(self, repo: Repository, run: Callable[..., Awaitable[Any]]) -> None:
+        self.repo = repo
+        self.run = run
+        self._pending: list[tuple[AppendRequest, asyncio.Future[None]]] = []
+        self._draining = False
+        self._drainer: asyncio.Future[None] | None = None
+        self.transactions = 0
+        """Transactions committed or tried (tests)."""
+
+    async def append(self, request: AppendRequest) -> None:
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append((request, fut))
+        if not self._draining:
+            self._draining = True
+            self._drainer = asyncio.ensure_future(self._drain())
+        await fut
+
+    async def _drain(self) -> None:
+        try:
+            await asyncio.sleep(0)  # let the actions that arrived in this loop turn join the batch
+            while self._pending:
+                batch, self._pending = self._pending, []
+                try:
+                    self.transactions += 1
+                    await self.run(self.repo.append_batch, [req for req, _ in batch])
+                    for _, fut in batch:
+                        _resolve(fut, None)
+                except Exception:
+                    await self._one_by_one(batch)
+        finally:
+            self._draining = False
+
+    async def _one_by_one(self, batch: list[tuple[AppendRequest, asyncio.Future[None]]]) -> None:
+        for req, fut in batch:
+            try:
+                self.transactions += 1
+                await self.run(self.repo.append_batch, [req])
+                _resolve(fut, None)
+            except Exception as exc:
+                if not fut.done():
+                    fut.set_exception(exc)
+
+
+def _plain(req: AppendRequest) -> bool:
+    """An append that only adds actions (no status, result or condition on the status)."""
+    return req.status is None and req.result is None and req.expect_status is None
+
+
+def _resolve(fut: asyncio.Future[None], value: None) -> None:
+    if not fut.done():
+        fut.set_result(value)
+
+
+def _add_missing_columns(engine: Engine) -> None:
+    """Add the columns a newer version declares to tables created by an older one (``create_all``
+    creates missing tables, never missing columns). Only nullable columns are added, empty."""
+    existing = inspect(engine)
+    with engine.begin() as conn:
+        for table in metadata.sorted_tables:
+            if not existing.has_table(table.name):
+                continue
+            present = {c["name"] for c in existing.get_columns(table.name)}
+            for column in table.columns:
+                if column.name not in present and column.nullable:
+                    conn.execute(_add_column(engine, table, column))
+
+
+def _add_column(engine: Engine, table: Table, column: Column[Any]) -> Any:
+    """``ALTER TABLE ... ADD COLUMN``: SQLAlchemy 2.0 has no construct for it; the column's DDL
+    (name quoted, type compiled) comes from the dialect itself (``CreateColumn``)."""
+    prep = engine.dialect.identifier_preparer
+    ddl = CreateColumn(column).compile(dialect=engine.dialect)
+    return text(f"ALTER TABLE {prep.format_table(table)} ADD COLUMN {ddl}")
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA wal_autocheckpoint=0")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
