@@ -16,8 +16,14 @@ import ludoteca
 LUDOTECA = [sys.executable, "-m", "ludoteca.cli"]
 
 
+def english() -> dict[str, str]:
+    """The environment, its locale English whatever the tester's is (the texts below are English)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+    return {**env, "LANG": "C.UTF-8"}
+
+
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    env = {**english(), "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
     return subprocess.run([*LUDOTECA, *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=env)
 
 
@@ -103,7 +109,7 @@ def test_rules_prints_the_summary_every_option_and_where_the_full_rules_are(name
 
 def run_into_closed_pipe(*args: str) -> subprocess.CompletedProcess[str]:
     """Run with stdout a pipe whose reader has already gone: every write fails with EPIPE."""
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    env = {**english(), "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
@@ -141,7 +147,7 @@ def test_a_closed_pipe_stops_the_command_quietly(args: list[str], tmp_path: Path
 def test_rules_piped_into_head_prints_the_first_lines_and_no_traceback() -> None:
     full = run("rules", "exactly").stdout.splitlines()
     command = " ".join(shlex.quote(x) for x in [*LUDOTECA, "rules", "exactly"]) + " | head -4"
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    env = {**english(), "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
     out = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0
     assert out.stdout.splitlines() == full[:4]

@@ -14,8 +14,13 @@ import pytest
 PROMPT = r"player (\d)[^\n>]*> "
 
 
-def spawn(*args: str, color: bool = False) -> pexpect.spawn:
-    env = {**os.environ, "COLUMNS": "120", "LINES": "50", "PYTHONIOENCODING": "utf-8"}
+LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def spawn(*args: str, color: bool = False, lang: str = "C.UTF-8") -> pexpect.spawn:
+    """The command in a pseudo-terminal, its locale ``LANG=lang`` (English unless it says Italian)."""
+    env = {k: v for k, v in os.environ.items() if k not in LOCALE_VARIABLES}
+    env.update({"COLUMNS": "120", "LINES": "50", "PYTHONIOENCODING": "utf-8", "LANG": lang})
     if color:
         env.pop("NO_COLOR", None)
         env["TERM"] = "xterm-256color"
@@ -451,3 +456,52 @@ def test_the_hourglass_takes_the_seconds_through_apply_action_and_the_record_kee
     assert after.time_left() == pytest.approx(25.5 if same_turn else 30 + 25.5)
     again = Session.from_record(Record.from_json(session.record.to_json()), None, None)
     assert again.state.to_json() == session.state.to_json()
+
+
+ITALIAN_PROMPT = r"giocatore (\d)[^\n>]*> "
+
+
+def test_an_italian_locale_gets_italian_prompts_and_event_texts() -> None:
+    child = spawn("tohm", "--seats", "human,random", "--seed", "1", lang="it_IT.UTF-8")
+    child.expect("TOHM — 2 giocatori")
+    child.expect(ITALIAN_PROMPT)
+    assert "Mosse legali" in child.before and "Legal moves" not in child.before
+    assert "pedine nella riserva" in child.before  # the board's own texts too
+    child.sendline("help")
+    child.expect("Comandi: moves")
+    child.expect(ITALIAN_PROMPT)
+    child.sendline("99")
+    child.expect("Scegli un numero da 1 a")
+    seen = ""
+    for _ in range(3000):  # to the end, collecting what the game said (events such as passes and tris)
+        i = child.expect([ITALIAN_PROMPT, "Partita finita"])
+        seen += child.before
+        if i == 1:
+            break
+        child.sendline("1")
+    else:
+        raise AssertionError("the game did not end")
+    child.expect(pexpect.EOF)
+    seen += child.before
+    child.close()
+    assert child.exitstatus == 0
+    assert re.search(r"Vincitor[ei]: giocatore \d", seen), seen[-500:]
+    assert re.search(r"il giocatore \d passa|tris del giocatore \d", seen)  # event texts of TOHM's board.py
+    assert "player " not in seen
+
+
+def test_lang_en_overrides_an_italian_locale() -> None:
+    child = spawn("tohm", "--seats", "human,random", "--seed", "1", "--lang", "en", lang="it_IT.UTF-8")
+    child.expect(PROMPT)
+    assert "Legal moves" in child.before and "Mosse legali" not in child.before
+    child.sendline("quit")
+    child.expect("Bye")
+    child.expect(pexpect.EOF)
+
+
+def test_lang_it_overrides_an_english_locale() -> None:
+    child = spawn("tohm", "--seats", "human,random", "--seed", "1", "--lang", "it", lang="en_GB.UTF-8")
+    child.expect(ITALIAN_PROMPT)
+    child.sendline("quit")
+    child.expect("Ciao")
+    child.expect(pexpect.EOF)

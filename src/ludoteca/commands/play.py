@@ -7,6 +7,8 @@ import random
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_option_arguments, load_game_from_args
+from ludoteca.core.i18n import _
+from ludoteca.i18n import add_lang_argument, use_language
 from ludoteca.registry import GAMES
 
 HELP = "play in the terminal: hot seat with friends and/or against AI seats"
@@ -22,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="for a game with a clock: seconds per turn (default: no clock in the terminal)")
     parser.add_argument("--load", metavar="FILE", help="continue a game saved with 'save FILE'")
     parser.add_argument("--hint-agent", default="heuristic", help="the agent that answers 'hint'")
+    add_lang_argument(parser, "game's messages")
 
 
 def clock_options(name: str, clock: float | None) -> list[str]:
@@ -36,7 +39,8 @@ def clock_options(name: str, clock: float | None) -> list[str]:
     if option is None:
         if clock is not None:
             clocked = [game_class(n).title for n in GAMES if game_class(n).clock_option is not None]
-            raise UsageError(f"--clock is for {' and '.join(clocked) or 'games with a clock'} only")
+            raise UsageError(_("--clock is for {games} only").format(
+                games=_(" and ").join(clocked) or _("games with a clock")))
         return []
     return [f"{option}={clock if clock else 'null'}"]
 
@@ -47,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from ludoteca.play.session import HUMAN, Session
     from ludoteca.play.terminal import TerminalPlay
 
+    use_language(args.lang)
     seats = [x.strip().lower() for x in args.seats.split(",")] if args.seats else None
     if seats:
         for spec in seats:
@@ -58,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.load:
             if args.game:
-                raise UsageError("give either GAME or --load FILE, not both")
+                raise UsageError(_("give either GAME or --load FILE, not both"))
             session = Session.from_record(Record.load(args.load), seats, args.seed)
         else:
             if not args.game:
-                raise UsageError(f"name a game ({', '.join(GAMES)}) or --load FILE")
+                raise UsageError(_("name a game ({games}) or --load FILE").format(games=", ".join(GAMES)))
             if args.players is None and seats:
                 args.players = len(seats)
             args.option = [*args.option, *clock_options(args.game, args.clock)]

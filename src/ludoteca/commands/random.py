@@ -7,6 +7,8 @@ import random
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_game_argument, add_option_arguments, load_game_from_args
+from ludoteca.core.i18n import _
+from ludoteca.i18n import add_lang_argument, use_language
 
 HELP = "play a uniformly random game, show it, and save its record"
 
@@ -17,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one)")
     parser.add_argument("--record", metavar="FILE", help="save the game record (JSON) here")
     parser.add_argument("--quiet", action="store_true", help="show only the final position")
+    add_lang_argument(parser, "game's texts")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from ludoteca.play.boards import board_module
     from ludoteca.play.texts import event_text
 
+    use_language(args.lang)
     game = load_game_from_args(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     rng = random.Random(seed)
@@ -35,15 +39,17 @@ def run(args: argparse.Namespace) -> int:
         try:
             open(args.record, "a").close()
         except OSError as exc:
-            raise UsageError(f"cannot write the record to {args.record}: {exc.strerror}") from None
+            raise UsageError(_("cannot write the record to {path}: {error}").format(
+                path=args.record, error=exc.strerror)) from None
     texts = getattr(board_module(game), "TEXTS", {})
-    print(f"{game.title}, {game.num_players} players, seed {seed}")
+    print(_("{title}, {count} players, seed {seed}").format(title=game.title, count=game.num_players, seed=seed))
     while not state.is_terminal():
         action = random_action(state, rng)
         if not state.is_chance_node() and not args.quiet:
             print()
             print(state.render())
-            print(f"> player {state.current_player()}: {state.action_to_string(action)}")
+            print("> " + _("player {seat}: {move}").format(seat=state.current_player(),
+                                                           move=state.action_to_string(action)))
         record.add(state, action)
         events = state.apply_action(action)
         if not args.quiet:
@@ -55,8 +61,9 @@ def run(args: argparse.Namespace) -> int:
     print(state.render())
     returns = state.returns()
     winners = [str(i) for i, r in enumerate(returns) if r > 0]
-    print(f"Game over after {len(record.actions)} actions. Winner(s): {', '.join(winners)}  returns {returns}")
+    print(_("Game over after {count} actions. Winner(s): {winners}  returns {returns}").format(
+        count=len(record.actions), winners=", ".join(winners), returns=returns))
     if args.record:
         record.save(args.record)
-        print(f"Record saved to {args.record}")
+        print(_("Record saved to {path}").format(path=args.record))
     return 0

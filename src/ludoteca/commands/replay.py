@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 from ludoteca.cli import UsageError
+from ludoteca.core.i18n import _
+from ludoteca.i18n import add_lang_argument, use_language
 
 HELP = "show the positions of a game record step by step"
 
@@ -14,6 +16,7 @@ HELP = "show the positions of a game record step by step"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a game record (JSON) written by ludoteca")
     parser.add_argument("--final", action="store_true", help="show only the final position")
+    add_lang_argument(parser, "events' texts")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,13 +26,16 @@ def run(args: argparse.Namespace) -> int:
     from ludoteca.play.boards import board_module
     from ludoteca.play.texts import event_text
 
+    use_language(args.lang)
+
     def play(state: State, step: int, data: dict[str, Any]) -> list[Event]:
         try:
             action = state.action_from_json(data)
             elapsed = data.get("elapsed")
             return state.apply_action(action) if elapsed is None else state.apply_action(action, elapsed=elapsed)
         except ValueError as exc:
-            raise RecordError(f"step {step} ({json.dumps(data)}) does not replay: {exc}") from None
+            raise RecordError(_("step {step} ({action}) does not replay: {error}").format(
+                step=step, action=json.dumps(data), error=exc)) from None
 
     try:
         record = Record.load(args.file)
@@ -37,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         texts = getattr(board_module(state.game), "TEXTS", {})
         for step, data in enumerate(record.actions):
             if not args.final:
-                print(f"--- step {step}")
+                print("--- " + _("step {step}").format(step=step))
                 print(state.render())
                 print(f"> {json.dumps(data)}")
             events = play(state, step + 1, data)
@@ -52,12 +58,12 @@ def run(args: argparse.Namespace) -> int:
         if args.final:
             print(state.render())
             return 0
-        print(f"--- step {len(record.actions)}")
+        print("--- " + _("step {step}").format(step=len(record.actions)))
         print(state.render())
     except RecordError as exc:
         raise UsageError(str(exc)) from None
     if state.is_terminal():
-        print(f"Game over. Returns: {state.returns()}")
+        print(_("Game over. Returns: {returns}").format(returns=state.returns()))
     else:
-        print("The record ends before the game is over.")
+        print(_("The record ends before the game is over."))
     return 0

@@ -10,6 +10,8 @@ from typing import Any
 
 from rich.text import Text
 
+from ludoteca.core.i18n import _
+
 SEAT_COLOURS = ("bold red", "bold blue", "bold green", "bold magenta", "bold yellow", "bold cyan")
 SEAT_MARKS = "ABCDEF"
 
@@ -24,12 +26,12 @@ def seat(i: int | None) -> Text:
 def status(data: dict[str, Any], extra: str = "") -> Text:
     """The line under a board: turn, phase, who is to move, and ``extra``."""
     t = Text()
-    t.append(f"turn {data.get('turn', 0)}  phase {data.get('phase')}  ")
+    t.append(_("turn {turn}  phase {phase}").format(turn=data.get("turn", 0), phase=data.get("phase")) + "  ")
     to_move = data.get("to_move")
     if isinstance(to_move, int) and not isinstance(to_move, bool):
-        t.append("to move: ")
+        t.append(_("to move:") + " ")
         t.append_text(seat(to_move))
-        t.append(f" (player {to_move})")
+        t.append(" (" + _("player {seat}").format(seat=to_move) + ")")
     if extra:
         t.append("  " + extra)
     return t
@@ -38,4 +40,4 @@ def status(data: dict[str, Any], extra: str = "") -> Text:
 def die_text(data: dict[str, Any]) -> str:
     """``die: 4`` when the position shows a roll, else ``""``."""
     roll = data.get("roll")
-    return f"die: {roll}" if roll is not None else ""
+    return _("die: {roll}").format(roll=roll) if roll is not None else ""

@@ -23,9 +23,11 @@ and ``games/`` calls the hooks.
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 import inspect
 import json
 import operator
+import re
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
@@ -128,6 +130,22 @@ class Game(ABC):
             default = "depends on players" if callable(opt.default) else json.dumps(opt.default)
             lines.append(f"  {opt.name} (default {default}): {opt.doc}")
         return "\n".join(lines)
+
+    @classmethod
+    def rules_text(cls, lang: str = "en") -> str | None:
+        """The game's full rules page (Markdown) in ``lang`` ("en", "it", ...): the file
+        ``rules/<lang>.md`` of the game's own package; English when ``lang`` has no page (or is
+        not a language code); None when the game has no rules page at all."""
+        try:
+            root = importlib.resources.files(cls.__module__).joinpath("rules")
+        except (TypeError, ModuleNotFoundError):  # a game defined outside a package (tests)
+            return None
+        wanted = lang.lower() if re.fullmatch(r"[A-Za-z]{2,3}", lang) else "en"
+        for code in dict.fromkeys((wanted, "en")):
+            page = root.joinpath(f"{code}.md")
+            if page.is_file():
+                return page.read_text(encoding="utf-8")
+        return None
 
     # --- states ------------------------------------------------------------------------
     @abstractmethod

@@ -13,11 +13,12 @@ from rich.text import Text
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import END, Event
 from ludoteca.core.game import Action
+from ludoteca.core.i18n import N_, _
 from ludoteca.play.boards import board, seat
 from ludoteca.play.session import Session
 from ludoteca.play.texts import SKIPPED, event_text, secret_label
 
-HELP = (
+HELP = N_(
     "Type a move's number or its short notation (shown beside it), or JSON.\n"
     "Commands: moves (list again), undo (back to your last choice), hint (ask the AI),\n"
     "save FILE (write the game record), help, quit."
@@ -52,8 +53,9 @@ class TerminalPlay:
         if secret and entry.events and s.hidden(entry.events[0]):
             what = secret_label(self._public_view(entry.events[0]), s.texts)
         if entry.seat is None:
-            return Text(f"chance: {what}")
-        return Text.assemble(seat(entry.seat), f" player {entry.seat} ({s.seats[entry.seat]}): {what}")
+            return Text(_("chance: {what}").format(what=what))
+        return Text.assemble(seat(entry.seat), " " + _("player {seat} ({spec}): {what}").format(
+            seat=entry.seat, spec=s.seats[entry.seat], what=what))
 
     def _public_view(self, event: Event) -> dict[str, Any] | None:
         """What every human seat may see of ``event`` (its public form when one seat may not)."""
@@ -95,14 +97,14 @@ class TerminalPlay:
         for i in entries:
             entry = s.log[i]
             if entry.events and s.hidden(entry.events[0]):
-                self.console.print(Text("revealed: ", style="bold").append_text(self.describe(i)))
+                self.console.print(Text(_("revealed:") + " ", style="bold").append_text(self.describe(i)))
             for line in self.event_lines(i, only_hidden=True):
-                self.console.print(Text("revealed:", style="bold").append_text(line))
+                self.console.print(Text(_("revealed:"), style="bold").append_text(line))
 
     def list_moves(self) -> list[Action]:
         s = self.session.state
         legal = s.legal_actions()
-        self.console.print(f"[bold]Legal moves ({len(legal)}):[/bold]")
+        self.console.print(Text(_("Legal moves ({count}):").format(count=len(legal)), style="bold"))
         width = len(str(len(legal)))
         items = [f"{i + 1:>{width}}) {s.action_to_string(a)}" for i, a in enumerate(legal)]
         col = max(len(x) for x in items) + 3
@@ -117,7 +119,7 @@ class TerminalPlay:
         self.console.print(prompt, end="", markup=False)
         self.console.file.flush()
         if timeout is not None and self._selectable():
-            ready, _, _ = select.select([self.stdin], [], [], max(0.0, timeout))
+            ready, _w, _x = select.select([self.stdin], [], [], max(0.0, timeout))
             if not ready:
                 self.console.print()
                 return "\0timeout"
@@ -151,9 +153,11 @@ class TerminalPlay:
     # --- the loop --------------------------------------------------------------------
     def run(self) -> int:
         s = self.session
-        self.console.print(f"[bold]{s.game.title}[/bold] — {s.game.num_players} players: "
-                           + ", ".join(f"{i}={spec}" for i, spec in enumerate(s.seats))
-                           + f"  (seed {s.seed}; type 'help' for commands)")
+        seats = ", ".join(f"{i}={spec}" for i, spec in enumerate(s.seats))
+        self.console.print(Text.assemble(
+            (s.game.title, "bold"),
+            " — " + _("{count} players: {seats}  (seed {seed}; type 'help' for commands)").format(
+                count=s.game.num_players, seats=seats, seed=s.seed)))
         shown_for = None
         while not s.state.is_terminal():
             if not s.is_human_turn():
@@ -178,14 +182,15 @@ class TerminalPlay:
             player = s.state.current_player()
             left = self.time_left()
             clock = f" ⏳{left:.0f}s" if left is not None else ""
-            line = self.read_line(f"player {player}{clock} > ", left)
+            line = self.read_line(_("player {seat}").format(seat=player) + f"{clock} > ", left)
             if line is None:
-                self.console.print("\nInput ended: the game is not finished. Use 'save FILE' to keep it.")
+                self.console.print("\n" + _("Input ended: the game is not finished. Use 'save FILE' to keep it."),
+                                   markup=False)
                 return 1
             if not line:
                 continue
             if line == "\0timeout":
-                self.console.print("[bold red]The hourglass ran out: the turn ends.[/bold red]")
+                self.console.print(_("The hourglass ran out: the turn ends."), style="bold red", markup=False)
                 self.reveal(s.apply(s.state.action_from_json({"timeout": True})))
                 self.consequences(len(s.log) - 1)
                 self.turn_started = None
@@ -204,23 +209,23 @@ class TerminalPlay:
         self.show()
         returns = s.state.returns()
         winners = [i for i, r in enumerate(returns) if r > 0]
-        names = ", ".join(f"player {i} ({s.seats[i]})" for i in winners)
+        names = ", ".join(_("player {seat} ({spec})").format(seat=i, spec=s.seats[i]) for i in winners)
         reason = s.state.end_reason().replace("_", " ")
         why = f" ({reason})" if reason != "over" else ""
-        self.console.print(f"[bold green]Game over[/bold green]{why}. "
-                           f"Winner{'s' if len(winners) > 1 else ''}: {names}", highlight=False)
+        who = (_("Winners: {names}") if len(winners) > 1 else _("Winner: {names}")).format(names=names)
+        self.console.print(Text.assemble((_("Game over"), "bold green"), f"{why}. {who}"), highlight=False)
         return 0
 
     def handle(self, line: str, legal: list[Action]) -> str:
         """Act on one line typed by a human; returns 'moved', 'quit' or 'stay'."""
         s = self.session
-        word, _, rest = line.partition(" ")
+        word, _sep, rest = line.partition(" ")
         cmd = word.lower()
         if cmd in ("help", "?"):
-            self.console.print(HELP, markup=False)
+            self.console.print(_(HELP), markup=False)
             return "stay"
         if cmd in ("quit", "exit"):
-            self.console.print("Bye. (The game is not saved unless you used 'save FILE'.)")
+            self.console.print(_("Bye. (The game is not saved unless you used 'save FILE'.)"), markup=False)
             return "quit"
         if cmd in ("moves", "list", "ls"):
             self.show()
@@ -228,34 +233,36 @@ class TerminalPlay:
             return "stay"
         if cmd == "undo":
             if s.undo():
-                self.console.print("Taken back to your last choice.")
+                self.console.print(_("Taken back to your last choice."))
                 self.turn_started = None
                 self.show()
                 self.list_moves()
             else:
-                self.console.print("Nothing to undo.")
+                self.console.print(_("Nothing to undo."))
             return "stay"
         if cmd == "hint":
             try:
                 action = s.hint(self.hint_agent)
             except ValueError as exc:
-                self.console.print(f"No hint available: {exc}", markup=False)
+                self.console.print(_("No hint available: {error}").format(error=exc), markup=False)
                 return "stay"
-            self.console.print(f"hint ({self.hint_agent}): {s.state.action_to_string(action)}"
-                               f"  (#{legal.index(action) + 1})", markup=False)
+            self.console.print(_("hint ({agent}): {move}  (#{number})").format(
+                agent=self.hint_agent, move=s.state.action_to_string(action), number=legal.index(action) + 1),
+                markup=False)
             return "stay"
         if cmd == "save":
             path = rest.strip()
             if not path:
-                self.console.print("save needs a file name: save FILE")
+                self.console.print(_("save needs a file name: save FILE"), markup=False)
                 return "stay"
             try:
                 s.record.save(path)
             except OSError as exc:
-                self.console.print(f"cannot save to {path}: {exc.strerror}", markup=False)
+                self.console.print(_("cannot save to {path}: {error}").format(path=path, error=exc.strerror),
+                                   markup=False)
                 return "stay"
-            self.console.print(f"Game record saved to {path}; continue it with: ludoteca play --load {path}",
-                               markup=False)
+            self.console.print(_("Game record saved to {path}; continue it with: ludoteca play --load {path}")
+                               .format(path=path), markup=False)
             return "stay"
         chosen = self.parse_move(line, legal)
         if chosen is None:
@@ -263,7 +270,7 @@ class TerminalPlay:
         try:
             revealed = s.apply(chosen, elapsed=self.elapsed())
         except IllegalActionError as exc:
-            self.console.print(f"Not allowed: {exc}", style="red", markup=False)
+            self.console.print(_("Not allowed: {error}").format(error=exc), style="red", markup=False)
             return "stay"
         self.reveal(revealed)
         self.consequences(len(s.log) - 1)
@@ -275,16 +282,16 @@ class TerminalPlay:
             k = int(line)
             if 1 <= k <= len(legal):
                 return legal[k - 1]
-            self.console.print(f"Choose a number from 1 to {len(legal)}.", style="red")
+            self.console.print(_("Choose a number from 1 to {count}.").format(count=len(legal)), style="red")
             return None
         try:
             action = s.state.action_from_string(line)
         except ValueError:
-            self.console.print(f"I don't understand {line!r}. Type a move's number, its notation, or 'help'.",
-                               style="red", markup=False)
+            self.console.print(_("I don't understand {text}. Type a move's number, its notation, or 'help'.")
+                               .format(text=repr(line)), style="red", markup=False)
             return None
         if action not in legal:
-            self.console.print(f"{line!r} is not a legal move now. Type 'moves' to see them.", style="red",
-                               markup=False)
+            self.console.print(_("{text} is not a legal move now. Type 'moves' to see them.").format(text=repr(line)),
+                               style="red", markup=False)
             return None
         return action

@@ -6,6 +6,9 @@ kind without a text get a generic one, so a new kind is never lost, only plainly
 empty text hides a kind that only restates the action (a token placed by a "place" move).
 The redacted form of a secret event (what the seats that may not see it get) is worded by the
 text of ``"<kind> (secret)"``, e.g. ``"chance (secret)": "roll (secret)"``.
+
+The texts are marked with ``N_()`` where they are written and translated here, when shown (``_``
+of :mod:`ludoteca.core.i18n`, into the language the command chose).
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ludoteca.core import events as ev
+from ludoteca.core.i18n import N_, _
 
 GENERIC: dict[str, str] = {
-    ev.TIMEOUT: "player {seat}'s time ran out",
-    ev.END: "the game is over ({reason})",
+    ev.TIMEOUT: N_("player {seat}'s time ran out"),
+    ev.END: N_("the game is over ({reason})"),
 }
 
 SKIPPED = frozenset({ev.MOVE, ev.CHANCE})
@@ -43,7 +47,7 @@ def generic_text(view: Mapping[str, Any]) -> str:
 def _format(template: str, view: Mapping[str, Any]) -> str | None:
     fields = {k: _value(v) if isinstance(v, list | tuple | dict) else v for k, v in view.items()}
     try:
-        return template.format_map(fields)
+        return _(template).format_map(fields)
     except (KeyError, IndexError, ValueError, TypeError, AttributeError):
         return None  # the event lacks a field the text names (or has another type): say it plainly
 
@@ -55,7 +59,8 @@ def event_text(view: Mapping[str, Any], texts: Mapping[str, str] | None = None) 
     kind = str(view.get("kind"))
     if view.get("secret"):
         template = texts.get(f"{kind} (secret)")
-        return (_format(template, view) if template else None) or f"{kind.replace('_', ' ')} (secret)"
+        secret = _("{kind} (secret)").format(kind=kind.replace("_", " "))
+        return (_format(template, view) if template else None) or secret
     template = texts.get(kind, GENERIC.get(kind))
     if template == "":
         return None
@@ -66,7 +71,7 @@ def secret_label(view: Mapping[str, Any] | None, texts: Mapping[str, str] | None
     """What a redacted move or chance outcome (``view``: its public form) shows of itself: the
     game's text for ``"<kind> (secret)"`` (TRI: ``roll (secret)``), else ``secret <kind>``."""
     if view is None:
-        return "secret"
+        return _("secret")
     kind = str(view.get("kind", "move"))
     template = (texts or {}).get(f"{kind} (secret)")
-    return (_format(template, view) if template else None) or f"secret {kind}"
+    return (_format(template, view) if template else None) or _("secret {kind}").format(kind=kind)

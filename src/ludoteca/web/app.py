@@ -17,6 +17,9 @@ HTTP API (JSON):
 - ``GET /api/tables/{id}/record`` (the ludoteca-record JSON) and ``/replay`` (every position),
   once the game is over.
 
+Pages: the lobby ``/``, a table ``/t/{id}``, a replay ``/replay/{id}``, each game's rules
+``/rules/{game}?lang=en|it`` (rules.py: rendered from the game's ``rules/<lang>.md``).
+
 Websocket ``/ws/{id}``: sockets.py. Each game's browser client (its board drawing and the texts of
 its events) is ``GET /games/{name}/client.js``, read from the game's own package.
 
@@ -34,17 +37,17 @@ from __future__ import annotations
 import gc
 import importlib.resources
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from ludoteca.registry import GAMES, game_class
-from ludoteca.web import lobby, sockets
+from ludoteca.web import lobby, rules, sockets
 from ludoteca.web.errors import Code, WebError, error_body
 from ludoteca.web.limits import ClientBuckets, ServerLimits
 from ludoteca.web.lobby import REMATCH_HOLD, Lobby
@@ -78,6 +81,39 @@ async def table_page(table_id: str) -> FileResponse:
 @pages.get("/replay/{table_id}")
 async def replay_page(table_id: str) -> FileResponse:
     return FileResponse(STATIC / "replay.html")
+
+
+def _rules_response(request: Request, lang: str | None, make: Callable[[str], tuple[int, str]]) -> HTMLResponse:
+    """A rules page in the language the request asks for (rules.py); a language chosen with
+    ``?lang=`` is kept in a cookie."""
+    choice = rules.choose_language(lang, request.cookies.get(rules.COOKIE), request.headers.get("accept-language"))
+    status, page = make(choice.lang)
+    response = HTMLResponse(page, status_code=status, headers={
+        "Content-Language": choice.lang, "Vary": "Accept-Language, Cookie", "Cache-Control": "no-cache"})
+    if choice.chosen:
+        response.set_cookie(rules.COOKIE, choice.lang, max_age=rules.COOKIE_AGE, samesite="lax")
+    return response
+
+
+@pages.get("/rules")
+async def rules_index(request: Request, lang: str | None = None) -> HTMLResponse:
+    return _rules_response(request, lang, lambda code: (200, rules.index_page(code)))
+
+
+@pages.get("/rules/{game}")
+async def rules_page(request: Request, game: str, lang: str | None = None) -> HTMLResponse:
+    """A game's rules page (``?lang=en|it``), rendered from the game's ``rules/<lang>.md``."""
+    name = game.lower() if game.lower() in GAMES else game
+    return _rules_response(request, lang, lambda code: rules.rules_page(name, code))
+
+
+@pages.get("/rules/{game}/{file}")
+async def rules_picture(game: str, file: str) -> Response:
+    """A picture shown by a rules page (a file beside its Markdown)."""
+    found = rules.asset(game.lower(), file)
+    if found is None:
+        raise WebError(Code.NOT_FOUND, "there is no such picture")
+    return Response(found[0], media_type=found[1], headers={"Cache-Control": "no-cache"})
 
 
 @pages.get("/favicon.ico")

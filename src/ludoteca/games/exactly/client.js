@@ -53,12 +53,17 @@ export function render(ctx) {
   const {pos, legal, ui, colors, names} = ctx;
   const root = ctx.svg;
   const n = pos.players;
-  const W = 760;
-  const boxW = Math.min(240, (W - 10 * (n - 1)) / Math.min(n, 3));
-  const perRow = Math.min(n, 3);
+  // phones (the max-width of style.css's phone block): the bank under the die, the players' piles one per row
+  const stacked = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
+  const W = stacked ? 440 : 760;
+  const boxW = stacked ? 420 : Math.min(240, (W - 10 * (n - 1)) / Math.min(n, 3));
+  const perRow = stacked ? 1 : Math.min(n, 3);
   const rowsOfBoxes = Math.ceil(n / perRow);
-  const H = 200 + rowsOfBoxes * 190;
+  const top = stacked ? 150 : 0; // the bank and the piles are that much lower
+  const H = top + 200 + rowsOfBoxes * 190;
   root.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  // phones (style.css): never smaller than this, so the narrowest coin stack is >= 46 px wide
+  root.style.setProperty("--board-min-width", `${Math.round(W * 1.1)}px`);
 
   const moves = legal.filter((a) => "coin" in a);
   const sources = new Map();
@@ -81,7 +86,7 @@ export function render(ctx) {
   }
 
   // the bank
-  const bank = svg("g", {class: "pile bank", "data-pile": "bank"}, root);
+  const bank = svg("g", {class: "pile bank", "data-pile": "bank", transform: stacked ? `translate(-160, ${top})` : null}, root);
   const bx = 170, bw = 420;
   const bankDest = dests.get("bank");
   svg("rect", {x: bx, y: 10, width: bw, height: 150, rx: 12, fill: "#efe7d4", stroke: bankDest ? "#c08a00" : "#a8997a",
@@ -98,14 +103,15 @@ export function render(ctx) {
   }
   // euro tokens still in the box
   const left = 15 - pos.euros.reduce((s, x) => s + x, 0);
-  svg("text", {x: 620, y: 30, "font-size": 12, fill: "#444", text: `1-euro tokens left: ${left}`}, root);
-  for (let k = 0; k < left; k++) euro(root, 630 + (k % 5) * 26, 50 + Math.floor(k / 5) * 28);
+  const ex = stacked ? -450 : 0;
+  svg("text", {x: 620 + ex, y: 30, "font-size": 12, fill: "#444", text: `1-euro tokens left: ${left}`}, root);
+  for (let k = 0; k < left; k++) euro(root, 630 + ex + (k % 5) * 26, 50 + Math.floor(k / 5) * 28);
 
   // the players' piles
   for (let i = 0; i < n; i++) {
     const col = i % perRow, row = Math.floor(i / perRow);
     const x = 10 + col * (boxW + 10) + (W - 20 - perRow * boxW - (perRow - 1) * 10) / 2;
-    const y = 190 + row * 190;
+    const y = 190 + top + row * 190;
     const g = svg("g", {class: "pile player", "data-pile": i}, root);
     const dest = dests.get(String(i));
     const sum = total(pos.piles[i]);
@@ -158,3 +164,6 @@ export const EVENTS = {
   start_coins: () => "everyone takes their starting coins",
   starter: (e, who) => `${who(e.seat)} starts`,
 };
+
+/** The events shown for a moment over the board as well as in the log (web/static/js/common.js). */
+export const ANNOUNCE = {euro: true, new_round: true};

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ludoteca.core.drawing import seat, status
 from ludoteca.core.game import State
+from ludoteca.core.i18n import N_, _
 
 # A fixed colour per number 1-9 (as on the tiles); J = Jolly, X = Exagon.
 NUMBER_COLOURS: dict[Any, str] = {
@@ -26,17 +27,17 @@ TEXTS: dict[str, str] = {
     "dealt": "",  # the deal's own line says it
     "placed": "",  # the move's own line says it
     "stop": "",
-    "set_aside": "{count} tiles set aside unseen",
-    "table_tile": "tile {tile} starts the table",
-    "bonus_earned": "player {seat} earns {count} bonus(es)",
-    "bonus_spent": "player {seat} spends a bonus",
-    "given": "player {seat} gives tile {tile} to player {to}",
-    "perfect_fit": "player {seat} places tile {tile} with six connections: a perfect fit",
-    "pass": "player {seat} passes ({in_a_row} turn(s) in a row without a tile)",
-    "bonuses_lost": "player {seat} loses {count} unspent bonus(es)",
-    "hourglass": "player {seat}'s turn: {time_left:.0f}s on the hourglass",
-    "tournament_game": "a game of the tournament is over ({reason}): winners {winners}, points {scores}",
-    "new_game": "the next game of the tournament is dealt (points {scores})",
+    "set_aside": N_("{count} tiles set aside unseen"),
+    "table_tile": N_("tile {tile} starts the table"),
+    "bonus_earned": N_("player {seat} earns {count} bonus(es)"),
+    "bonus_spent": N_("player {seat} spends a bonus"),
+    "given": N_("player {seat} gives tile {tile} to player {to}"),
+    "perfect_fit": N_("player {seat} places tile {tile} with six connections: a perfect fit"),
+    "pass": N_("player {seat} passes ({in_a_row} turn(s) in a row without a tile)"),
+    "bonuses_lost": N_("player {seat} loses {count} unspent bonus(es)"),
+    "hourglass": N_("player {seat}'s turn: {time_left:.0f}s on the hourglass"),
+    "tournament_game": N_("a game of the tournament is over ({reason}): winners {winners}, points {scores}"),
+    "new_game": N_("the next game of the tournament is dealt (points {scores})"),
 }
 """Texts of EXAGON's events (kinds and fields: the engine's docstring); "" hides a kind."""
 
@@ -67,8 +68,8 @@ def _table(data: dict[str, Any], tiles: dict[int, Any], spots: set[tuple[int, in
     if not cells:
         return []
     lines = []
-    rs = [r for _, r in cells]
-    qs = [q for q, _ in cells]
+    rs = [r for _q, r in cells]
+    qs = [q for q, _r in cells]
     for r in range(min(rs), max(rs) + 1):
         line = Text(" " * (2 * (r - min(rs))))
         for q in range(min(qs), max(qs) + 1):
@@ -82,7 +83,8 @@ def _table(data: dict[str, Any], tiles: dict[int, Any], spots: set[tuple[int, in
     for (q, r), p in sorted(placed.items()):
         sides = tiles[p["tile"]]["sides"]
         k = p["rot"]
-        t = Text(f"  tile {p['tile']:>2} at {q},{r} rot {k}: facing 0-5 ")
+        t = Text("  " + _("tile {tile} at {at} rot {rot}: facing 0-5").format(
+            tile=f"{p['tile']:>2}", at=f"{q},{r}", rot=k) + " ")
         t.append_text(tile_text([sides[(d - k) % 6] for d in range(6)]))
         lines.append(t)
     return lines
@@ -91,19 +93,20 @@ def _table(data: dict[str, Any], tiles: dict[int, Any], spots: set[tuple[int, in
 def draw(state: State, data: dict[str, Any]) -> RenderableType:
     """The table of placed tiles (axial coordinates), the legal spots, hands, hourglass."""
     tiles = {t["id"]: t for t in data["tiles"]}
-    lines = [Text("EXAGON — the table (axial q,r; * = a legal spot)", style="bold"),
+    lines = [Text("EXAGON — " + _("the table (axial q,r; * = a legal spot)"), style="bold"),
              *_table(data, tiles, legal_spots(state))]
     info = Text()
     for i, hand in enumerate(data["hands"]):
         info.append_text(seat(i))
-        info.append(f" player {i}: {len(hand)} tiles ")
+        info.append(" " + _("player {seat}: {count} tiles").format(seat=i, count=len(hand)) + " ")
         for tid in hand:
             info.append(f" {tid}:")
             info.append_text(tile_text(tiles[tid]["sides"]))
         info.append("\n")
-    extra = f"placed {data.get('placed_this_turn', 0)}  bonus {data.get('bonus', 0)}"
+    extra = _("placed {placed}  bonus {bonus}").format(placed=data.get("placed_this_turn", 0),
+                                                       bonus=data.get("bonus", 0))
     if data.get("time_left") is not None:
         extra += f"  ⏳ {data['time_left']:.0f}s"
     if data.get("scores") is not None:
-        extra += f"  tournament {data['scores']}"
+        extra += "  " + _("tournament {scores}").format(scores=data["scores"])
     return Group(*lines, info, status(data, extra))

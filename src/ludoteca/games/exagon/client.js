@@ -102,11 +102,22 @@ export function render(ctx) {
   // the hand shown: yours, or the hand of the player to move
   const handSeat = ctx.you !== null && ctx.you !== undefined ? ctx.you : ctx.toMove;
   const hand = handSeat !== null && handSeat !== undefined ? pos.hands[handSeat] : [];
-  const HR = 27, HW = HR * R3 + 6, perRow = Math.max(1, Math.floor(boardW / HW));
+  // phones (the max-width of style.css's phone block): the hand wraps to the width on screen, not the board's
+  const narrow = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
+  const seen = narrow && root.parentElement ? Math.min(boardW, root.parentElement.clientWidth / 1.3 - 10) : boardW;
+  const HR = 27, HW = HR * R3 + 6, perRow = Math.max(1, Math.floor(seen / HW));
+  const handX = minX + Math.max(0, (boardW - seen - 10) / 2); // under the middle of the table, shown first on phones
   const handRows = Math.max(1, Math.ceil(hand.length / perRow));
   const handTop = maxY + 20;
   const H = handTop + 34 + handRows * (HR * 2 + 6) - minY;
   root.setAttribute("viewBox", `${minX} ${minY} ${boardW} ${H}`);
+  // phones (style.css): never smaller than this (a hand tile 61 px wide, its numbers 12 px), the board scrolls
+  root.style.setProperty("--board-min-width", `${Math.round(boardW * 1.3)}px`);
+  if (narrow && !ui.centred && root.parentElement) { // once: the table's middle in view, not its left edge
+    ui.centred = true;
+    const wrap = root.parentElement;
+    requestAnimationFrame(() => { wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2; });
+  }
   svg("rect", {x: minX, y: minY, width: boardW, height: maxY - minY, fill: "#f7f3ea"}, root);
 
   // the table
@@ -145,14 +156,14 @@ export function render(ctx) {
 
   // the hand
   const who = handSeat === ctx.you ? "Your hand" : `${names[handSeat] || ""}'s hand`;
-  svg("text", {x: minX + 10, y: handTop + 12, "font-size": 15, "font-weight": "bold", fill: "#333",
+  svg("text", {x: handX + 10, y: handTop + 12, "font-size": 15, "font-weight": "bold", fill: "#333",
     text: handSeat === null || handSeat === undefined ? "" : `${who} (${hand.length})`}, root);
   if (handSeat !== null && handSeat !== undefined) {
-    svg("circle", {cx: minX + 190, cy: handTop + 7, r: 7, fill: colors[handSeat]}, root);
+    svg("circle", {cx: handX + 190, cy: handTop + 7, r: 7, fill: colors[handSeat]}, root);
   }
   const handLayer = svg("g", {class: "hand"}, root);
   hand.forEach((id, k) => {
-    const x = minX + 10 + HW / 2 + (k % perRow) * HW, y = handTop + 30 + HR + Math.floor(k / perRow) * (HR * 2 + 6);
+    const x = handX + 10 + HW / 2 + (k % perRow) * HW, y = handTop + 30 + HR + Math.floor(k / perRow) * (HR * 2 + 6);
     const can = playable.has(id);
     const g = drawTile(handLayer, tiles.get(id), x, y, HR, 0, {
       opacity: legal.length && !can ? 0.45 : 1,
@@ -227,3 +238,11 @@ export const EVENTS = {
   new_game: () => "a new game of the tournament begins",
   tournament_game: (e, who) => `game won by ${(e.winners || []).map(who).join(" and ")}`,
 };
+
+/** Consecutive chance entries of one kind shown as one log line (the deal of the hands). */
+export const LOG_GROUPS = {
+  deal: (entries) => `the tiles are dealt (${entries.length})`,
+};
+
+/** The events shown for a moment over the board as well as in the log (web/static/js/common.js). */
+export const ANNOUNCE = {perfect_fit: true, bonus_earned: true, bonuses_lost: true, tournament_game: true};

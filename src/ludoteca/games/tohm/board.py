@@ -15,14 +15,15 @@ from rich.text import Text
 
 from ludoteca.core.drawing import die_text, seat, status
 from ludoteca.core.game import State
+from ludoteca.core.i18n import N_, _
 
 TEXTS: dict[str, str] = {
     "placed": "",  # the move's own line says it
     "removed": "",
     "moved": "",
-    "pass": "player {seat} passes",
-    "tris": "a tris of player {owner} ({line} {cells}): the tokens go back to the supply; "
-            "{trophies_left} trophies left",
+    "pass": N_("player {seat} passes"),
+    "tris": N_("a tris of player {owner} ({line} {cells}): the tokens go back to the supply; "
+               "{trophies_left} trophies left"),
 }
 """Texts of TOHM's events (kinds and fields: the engine's docstring); "" hides a kind."""
 
@@ -43,8 +44,9 @@ def draw(state: State, data: dict[str, Any]) -> RenderableType:
     info = Text()
     for i, (sup, tro) in enumerate(zip(data["supply"], data["trophies"], strict=False)):
         info.append_text(seat(i))
-        info.append(f" player {i}: {sup} tokens in supply, {tro} trophies  ")
+        info.append(" " + _("player {seat}: {tokens} tokens in supply, {trophies} trophies").format(
+            seat=i, tokens=sup, trophies=tro) + "  ")
         info.append("🏆" * tro if tro else "")
         info.append("\n")
-    info.append(f"trophies left: {data['trophies_left']}")
+    info.append(_("trophies left: {count}").format(count=data["trophies_left"]))
     return Group(grid, info, status(data, die_text(data)))

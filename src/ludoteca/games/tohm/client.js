@@ -46,7 +46,13 @@ export function render(ctx) {
   const W = cols * CELL, H = rows * CELL;
   const side = 200;
   const root = ctx.svg;
-  root.setAttribute("viewBox", `-10 -10 ${W + side + 20} ${Math.max(H, 330) + 20}`);
+  // phones (the max-width of style.css's phone block): the die and the trophies go under the board, not beside it
+  const stacked = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
+  const vbW = stacked ? Math.max(W, side) + 20 : W + side + 20;
+  const vbH = stacked ? H + 20 + 200 + pos.players * 24 + 10 : Math.max(H, 330) + 20;
+  root.setAttribute("viewBox", `-10 -10 ${vbW} ${vbH}`);
+  // phones (style.css): the board keeps its natural scale (a cell 84 px, readable text) and scrolls
+  root.style.setProperty("--board-min-width", `${vbW}px`);
 
   const places = new Map(), removes = new Map(), moves = new Map();
   for (const a of legal) {
@@ -93,16 +99,18 @@ export function render(ctx) {
   }
 
   // side: the die, the trophies left, the players' trophies
-  const sx = W + 30;
-  svg("text", {x: sx, y: 14, "font-size": 14, fill: "#444", text: "Die"}, root);
-  drawDie(root, sx, 24, 64, pos.roll, {dim: pos.roll === null});
-  svg("text", {x: sx, y: 118, "font-size": 14, fill: "#444", text: `Trophies left: ${pos.trophies_left}`}, root);
-  for (let k = 0; k < pos.trophies_left; k++) trophy(root, sx + (k % 5) * 30, 126 + Math.floor(k / 5) * 30, 26, "#f2c94c");
+  const sx = stacked ? 0 : W + 30;
+  const side0 = stacked ? H + 20 : 0;
+  const sideG = svg("g", {class: "side", transform: `translate(0, ${side0})`}, root);
+  svg("text", {x: sx, y: 14, "font-size": 14, fill: "#444", text: "Die"}, sideG);
+  drawDie(sideG, sx, 24, 64, pos.roll, {dim: pos.roll === null});
+  svg("text", {x: sx, y: 118, "font-size": 14, fill: "#444", text: `Trophies left: ${pos.trophies_left}`}, sideG);
+  for (let k = 0; k < pos.trophies_left; k++) trophy(sideG, sx + (k % 5) * 30, 126 + Math.floor(k / 5) * 30, 26, "#f2c94c");
   let y = 200;
   for (let i = 0; i < pos.players; i++) {
-    svg("circle", {cx: sx + 8, cy: y + 8, r: 8, fill: colors[i], stroke: "#222"}, root);
+    svg("circle", {cx: sx + 8, cy: y + 8, r: 8, fill: colors[i], stroke: "#222"}, sideG);
     svg("text", {x: sx + 22, y: y + 13, "font-size": 13, fill: "#222",
-      text: `${(names[i] || "").slice(0, 12)}: ${pos.trophies[i]} troph. · ${pos.supply[i]} left`}, root);
+      text: `${(names[i] || "").slice(0, 12)}: ${pos.trophies[i]} troph. · ${pos.supply[i]} left`}, sideG);
     y += 24;
   }
 
@@ -135,3 +143,16 @@ export const EVENTS = {
   tris: (e, who) => `tris for ${who(e.owner)} (${e.line})${e.trophy ? ": a trophy" : ""}`
     + (e.trophies_left !== undefined ? `, ${e.trophies_left} left` : ""),
 };
+
+/** The events shown for a moment over the board as well as in the log (web/static/js/common.js). */
+export const ANNOUNCE = {tris: true};
+
+/** The cells of the last move ("r,c"): where a token was placed, or where it moved from and to. */
+export function lastMoveCells(events) {
+  const out = [];
+  for (const e of events) {
+    if (e.kind === "placed" || e.kind === "removed") out.push(`${e.cell[0]},${e.cell[1]}`);
+    else if (e.kind === "moved") out.push(`${e.from[0]},${e.from[1]}`, `${e.to[0]},${e.to[1]}`);
+  }
+  return out;
+}

@@ -15,24 +15,25 @@ from rich.text import Text
 
 from ludoteca.core.drawing import seat, status
 from ludoteca.core.game import State
+from ludoteca.core.i18n import N_, _
 
 TEXTS: dict[str, str] = {
-    "chance (secret)": "roll (secret)",  # what the others see of a battle roll
-    "move (secret)": "card (secret)",  # ... and of the attacker's card
+    "chance (secret)": N_("roll (secret)"),  # what the others see of a battle roll
+    "move (secret)": N_("card (secret)"),  # ... and of the attacker's card
     "place": "",  # the move's own line says it
     "expand": "",
-    "income": "income die {face}: player(s) {seats} gain card {cards}",
-    "attack": "player {attacker} attacks {target} held by player {defender}, rolling {dice} die(s)",
-    "battle": "battle at {target}: player {attacker} rolled {attacker_roll} + card {attacker_card} = "
-              "{attacker_total}, player {defender} rolled {defender_roll} + card {defender_card} = "
-              "{defender_total}: player {winner} wins",
-    "taken": "player {seat} takes {triangle} from player {from}",
-    "void": "player {seat} empties player {owner}'s unit on {triangle}",
-    "teleport": "player {seat} teleports from square {square} to {to}",
-    "square_closed": "player {seat} closes square {square}",
-    "tiebreak": "players {seats} are tied weakest: a draw decides who is out",
-    "eliminated": "player {seat} is out ({why}); {units} units leave the board",
-    "elimination_income": "player(s) {seats} gain card(s) {cards}",
+    "income": N_("income die {face}: player(s) {seats} gain card {cards}"),
+    "attack": N_("player {attacker} attacks {target} held by player {defender}, rolling {dice} die(s)"),
+    "battle": N_("battle at {target}: player {attacker} rolled {attacker_roll} + card {attacker_card} = "
+                 "{attacker_total}, player {defender} rolled {defender_roll} + card {defender_card} = "
+                 "{defender_total}: player {winner} wins"),
+    "taken": N_("player {seat} takes {triangle} from player {from}"),
+    "void": N_("player {seat} empties player {owner}'s unit on {triangle}"),
+    "teleport": N_("player {seat} teleports from square {square} to {to}"),
+    "square_closed": N_("player {seat} closes square {square}"),
+    "tiebreak": N_("players {seats} are tied weakest: a draw decides who is out"),
+    "eliminated": N_("player {seat} is out ({why}); {units} units leave the board"),
+    "elimination_income": N_("player(s) {seats} gain card(s) {cards}"),
 }
 """Texts of TRI's events (kinds and fields: the engine's docstring); "" hides a kind."""
 
@@ -81,21 +82,25 @@ def _rows(size: int, owner: dict[str, int]) -> list[Text]:
 def draw(state: State, data: dict[str, Any]) -> RenderableType:
     """The squares with each triangle's owner, hands, and the battle as the viewer may see it."""
     owner: dict[str, int] = data["owner"]
-    lines = [Text("TRI — each square:  N on top, W and E at the sides, S below", style="bold"),
+    lines = [Text("TRI — " + _("each square:  N on top, W and E at the sides, S below"), style="bold"),
              *_rows(data["size"], owner)]
     info = Text()
     for i, hand in enumerate(data["hands"]):
         units = sum(1 for v in owner.values() if v == i)
         info.append_text(seat(i))
-        alive = "" if data["alive"][i] else " (out)"
-        info.append(f" player {i}{alive}: {units} units, cards {' '.join('+' + str(c) for c in hand) or '-'}\n")
+        cards = " ".join("+" + str(c) for c in hand) or "-"
+        line = _("player {seat}: {units} units, cards {cards}") if data["alive"][i] else \
+            _("player {seat} (out): {units} units, cards {cards}")
+        info.append(" " + line.format(seat=i, units=units, cards=cards) + "\n")
     battle = data.get("battle")
     if battle:
         info.append(
-            f"battle: player {battle['attacker']} attacks {battle['target']} held by player {battle['defender']} "
-            f"with {battle['dice']} dice — step {battle['step']}; "
-            f"rolls {shown(battle, 'attacker_roll')} vs {shown(battle, 'defender_roll')}; "
-            f"cards {shown(battle, 'attacker_card', '+')} vs {shown(battle, 'defender_card', '+')}\n",
+            _("battle: player {attacker} attacks {target} held by player {defender} with {dice} dice — step {step}; "
+              "rolls {attacker_roll} vs {defender_roll}; cards {attacker_card} vs {defender_card}").format(
+                attacker=battle["attacker"], target=battle["target"], defender=battle["defender"],
+                dice=battle["dice"], step=battle["step"], attacker_roll=shown(battle, "attacker_roll"),
+                defender_roll=shown(battle, "defender_roll"), attacker_card=shown(battle, "attacker_card", "+"),
+                defender_card=shown(battle, "defender_card", "+")) + "\n",
             style="bold",
         )
-    return Group(*lines, info, status(data, f"round {data.get('round')}"))
+    return Group(*lines, info, status(data, _("round {round}").format(round=data.get("round"))))

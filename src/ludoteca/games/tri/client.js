@@ -67,7 +67,7 @@ function card(parent, x, y, value, opts = {}) {
   svg("rect", {x, y, width: w, height: hgt, rx: 5, fill: back ? "#5a4a8a" : "#fffdf5",
     stroke: opts.legal ? "#c08a00" : "#555", "stroke-width": opts.legal ? 3.5 : 1.2}, g);
   svg("text", {x: x + w / 2, y: y + hgt / 2 + 1, "text-anchor": "middle", "dominant-baseline": "central",
-    "font-size": w * 0.45, "font-weight": "bold", fill: back ? "#fff" : "#222", text: back ? "?" : `+${value}`}, g);
+    "font-size": Math.max(12, w * 0.45), "font-weight": "bold", fill: back ? "#fff" : "#222", text: back ? "?" : `+${value}`}, g);
   if (opts.legal) g.addEventListener("click", opts.onclick);
   return g;
 }
@@ -80,7 +80,14 @@ export function render(ctx) {
   const B = n * S;
   const M = S * 0.45;
   const side = 300;
-  root.setAttribute("viewBox", `${-M - 6} ${-M - 6} ${B + 2 * M + 12 + side} ${Math.max(B + 2 * M + 40, 470)}`);
+  // phones (the max-width of style.css's phone block): the battle and the hands go under the board, not beside it
+  const stacked = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
+  const panelH = (pos.battle ? 204 : 0) + 34 + pos.players * 48;
+  const vbW = stacked ? Math.max(B + 2 * M + 12, side + 12) : B + 2 * M + 12 + side;
+  const vbH = stacked ? B + 2 * M + 40 + panelH : Math.max(B + 2 * M + 40, 470);
+  root.setAttribute("viewBox", `${-M - 6} ${-M - 6} ${vbW} ${vbH}`);
+  // phones (style.css): never smaller than this, so a triangle is >= 48 px tall and the panel text readable
+  root.style.setProperty("--board-min-width", `${Math.round(vbW * Math.max(1, 96 / S))}px`);
 
   // legal actions by triangle
   const byTri = new Map();
@@ -182,8 +189,8 @@ export function render(ctx) {
     text: `round ${pos.round} · the edges wrap around (torus) · ★ closed square, teleport unused`}, root);
 
   // side panel: battle and hands
-  const sx = B + M + 24;
-  let y = -M + 8;
+  const sx = stacked ? -M + 8 : B + M + 24;
+  let y = stacked ? B + M + 44 : -M + 8;
   if (b) {
     svg("rect", {x: sx - 8, y: y - 4, width: side - 10, height: 196, rx: 10, fill: "#fff6d6", stroke: "#d4b03a"}, root);
     svg("text", {x: sx, y: y + 16, "font-size": 15, "font-weight": "bold", fill: "#222",
@@ -293,3 +300,6 @@ export const EVENTS = {
   square_closed: (e, who) => `${who(e.seat)} closes a square`,
   tiebreak: (e, who) => `tie-break between ${e.seats.map(who).join(" and ")}`,
 };
+
+/** The events shown for a moment over the board as well as in the log (web/static/js/common.js). */
+export const ANNOUNCE = {battle: true, void: true, eliminated: true, income: true};

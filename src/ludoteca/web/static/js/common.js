@@ -177,3 +177,71 @@ export function resultText(result, seats) {
   if (w.length === 0) return "Nobody wins.";
   return `Shared win: ${names.join(" and ")}`;
 }
+
+/** The kind of a chance log entry: the outcome key ("deal", "roll") its chance events share, when the
+ * entry is chance's own (no seat) and holds chance events only; else null. */
+export function chanceKind(entry) {
+  if (!entry || (entry.seat !== null && entry.seat !== undefined) || entry.hidden) return null;
+  const kinds = new Set((entry.events || []).map((e) =>
+    (e.kind === "chance" && e.outcome && typeof e.outcome === "object" ? Object.keys(e.outcome)[0] : null)));
+  return kinds.size === 1 && !kinds.has(null) && !kinds.has(undefined) ? [...kinds][0] : null;
+}
+
+/** The log as lines, each {entries, text, group}: consecutive chance entries of one kind (no player
+ * decision between them) make one line when the game's client groups that kind (its LOG_GROUPS:
+ * kind -> (entries, who) => text, e.g. the deal of the tiles); every other entry is a line of its own. */
+export function logLines(client, entries, names = []) {
+  const groups = (client && client.LOG_GROUPS) || {};
+  const who = (s) => (s === null || s === undefined ? "chance" : names[s] || `player ${Number(s) + 1}`);
+  const runs = [];
+  for (const e of entries) {
+    const kind = chanceKind(e);
+    const groupable = kind !== null && Object.hasOwn(groups, kind) ? kind : null;
+    const last = runs[runs.length - 1];
+    if (groupable && last && last.kind === groupable) last.entries.push(e);
+    else runs.push({kind: groupable, entries: [e]});
+  }
+  return runs.map((r) => {
+    if (r.entries.length > 1) {
+      let text = null;
+      try { text = groups[r.kind](r.entries, who); } catch { text = null; }
+      if (text) return {entries: r.entries, text, group: true};
+    }
+    return r.entries.map((e) => ({entries: [e], text: entryText(client, e, names), group: false}));
+  }).flat();
+}
+
+// --- announcements (issue 12): a few events are also shown for a moment over the board ----------
+/** The event kinds every game announces; a game's client adds its own with ANNOUNCE (kind -> true, to
+ * reuse the event's log text, or (event, who) => text). */
+export const ANNOUNCE = {end: true, timeout: true};
+
+/** The announcement texts of some new events, in order (the log texts of the announced kinds). */
+export function announcements(client, events, names = []) {
+  const own = (client && client.ANNOUNCE) || {};
+  const who = (s) => (s === null || s === undefined ? "chance" : names[s] || `player ${Number(s) + 1}`);
+  const out = [];
+  for (const e of events) {
+    if (!e || e.secret) continue;
+    const rule = Object.hasOwn(own, e.kind) ? own[e.kind] : ANNOUNCE[e.kind];
+    if (!rule) continue;
+    let text = null;
+    try { text = typeof rule === "function" ? rule(e, who) : eventText(client, e, names); } catch { text = null; }
+    if (text) out.push(text);
+  }
+  return out;
+}
+
+/** The board cells ("r,c" keys, as the game's client names them) of the last move: the client's
+ * lastMoveCells(events) on the newest log entry that has any. */
+export function lastMoveCells(client, entries) {
+  if (!client || typeof client.lastMoveCells !== "function") return [];
+  for (let i = entries.length - 1; i >= 0 && i >= entries.length - 4; i--) {
+    const e = entries[i];
+    if (!e || e.hidden) continue;
+    let cells = [];
+    try { cells = client.lastMoveCells(e.events || []) || []; } catch { cells = []; }
+    if (cells.length) return cells;
+  }
+  return [];
+}

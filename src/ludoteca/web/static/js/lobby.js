@@ -144,6 +144,11 @@ async function init() {
   $("tagline").textContent = `${catalog.map((g) => g.title).join(" · ")} — play with friends`;
   $("game").replaceChildren(...catalog.map((g) => h("option", {value: g.name}, g.title)));
   $("game").addEventListener("change", renderPlayers);
+  const rulesLink = h("a", {id: "rules-link", class: "rules-link"}, "Rules");
+  $("game").after(rulesLink);
+  const showRules = () => { rulesLink.href = `/rules/${encodeURIComponent($("game").value)}`; };
+  $("game").addEventListener("change", showRules);
+  showRules();
   $("players").addEventListener("change", () => { renderOptions(); renderSeats(); });
   $("create-btn").addEventListener("click", create);
   $("refresh").addEventListener("click", refresh);

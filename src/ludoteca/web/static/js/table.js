@@ -1,12 +1,13 @@
 // The table page: live position over a websocket, board clicks, seats, log, clock, result.
-import {COLORS, api, describe, entryText, getName, getSeat, h, loadClient, resultText, seatName, setName, setSeat, svg}
-  from "./common.js";
+import {COLORS, announcements, api, describe, entryText, getName, getSeat, h, lastMoveCells, loadClient, logLines,
+  resultText, seatName, setName, setSeat, svg} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 const S = {
   game: null, msg: null, log: [], renderer: null, ui: {}, seq: -1, ws: null, retry: 0,
   clockAt: 0, chain: Promise.resolve(), sent: false, closedForGood: false, seatsAt: 0, rematchOf: null,
+  announced: -1, // the newest log entry whose events were announced (a snapshot's history is not)
 };
 window.ludoteca = S; // for tests and curious people
 
@@ -20,6 +21,25 @@ function toast(text) {
   t.classList.add("show");
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => t.classList.remove("show"), 4000);
+}
+
+const ANNOUNCE_MS = 3000;
+
+/** Shows the announcements of some new events for a moment over the board (the log keeps them). */
+function announce(texts) {
+  if (!texts.length) return;
+  let a = $("announce");
+  if (!a) {
+    a = h("div", {id: "announce", class: "announce", role: "status", "aria-live": "polite"});
+    document.body.append(a);
+  }
+  a.replaceChildren(...texts.slice(-3).map((t) => h("div", {class: "announce-line"}, t)));
+  a.dataset.n = String((Number(a.dataset.n) || 0) + 1); // which announcement this is (for tests)
+  a.classList.remove("show");
+  void a.offsetWidth; // restart the transition
+  a.classList.add("show");
+  clearTimeout(announce.timer);
+  announce.timer = setTimeout(() => a.classList.remove("show"), ANNOUNCE_MS);
 }
 
 function setConn(text) {
@@ -60,11 +80,17 @@ async function onMessage(m) {
       S.rematchOf = m.rematch_of || null;
       S.log = [];
       $("game-title").textContent = `${m.game.title} · ${m.game.players} players · table ${m.table}`;
+      if (!$("rules-link")) { // the game's rules page, in a new tab so the game stays open
+        $("game-title").after(h("a", {id: "rules-link", class: "rules-link", target: "_blank", rel: "noopener"}, "Rules"));
+      }
+      $("rules-link").href = `/rules/${encodeURIComponent(m.game.name)}`;
       document.title = `ludoteca — ${m.game.title}`;
       // falls through
     case "update":
       S.log.length = Math.min(S.log.length, m.log_from);
       for (const e of m.log) S.log[e.i] = e;
+      const fresh = m.type === "snapshot" ? [] : m.log.filter((e) => e && e.i > S.announced);
+      S.announced = S.log.length - 1;
       if (m.seq !== S.seq) S.ui = {};
       S.seq = m.seq;
       S.sent = false;
@@ -72,6 +98,7 @@ async function onMessage(m) {
       S.clockAt = performance.now();
       S.seatsAt = S.clockAt;
       renderAll();
+      announce(announcements(S.renderer, fresh.flatMap((e) => e.events || []), names()));
       break;
     case "seats":
       if (S.msg) { S.msg.seats = m.seats; S.seatsAt = performance.now(); renderSeats(); renderBanner(); }
@@ -107,6 +134,7 @@ function act(action) {
   send({type: "action", action, seq: S.seq});
   renderBoard();
   renderMoves();
+  renderForced();
 }
 
 function legal() {
@@ -126,6 +154,7 @@ function renderAll() {
   renderBanner();
   renderBoard();
   renderMoves();
+  renderForced();
   renderSeats();
   renderLog();
   renderResult();
@@ -175,6 +204,14 @@ function renderBoard() {
   }
   try {
     S.renderer.render(context());
+    for (const k of lastMoveCells(S.renderer, S.log.filter(Boolean))) {
+      const cell = board.querySelector(`[data-cell="${CSS.escape(k)}"]`);
+      if (!cell) continue;
+      cell.classList.add("last-move");
+      const b = cell.getBBox(); // a frame just inside the cell, drawn over it
+      svg("rect", {x: b.x + 3, y: b.y + 3, width: Math.max(0, b.width - 6), height: Math.max(0, b.height - 6), rx: 6,
+        class: "last-move-mark"}, cell);
+    }
   } catch (e) {
     console.error(e);
     svg("text", {x: 20, y: 40, fill: "#c0392b", text: `Drawing error: ${e.message}`}, board);
@@ -192,6 +229,59 @@ function renderMoves() {
   const details = h("details", {open: moves.length <= 12 ? true : null},
     h("summary", {}, `All legal moves (${moves.length})`), h("div", {class: "move-list"}, buttons));
   box.append(details);
+}
+
+// A forced move (the only legal move) is played for the player after a short note, unless the
+// player chose "confirm forced moves" (remembered in this browser) or pressed "wait". The action is
+// sent as any other, so the record holds it.
+const FORCED_DELAY_MS = 1500;
+const FORCED_KEY = "ludoteca.confirmForced";
+const forced = {seq: -1, timer: 0, waiting: false};
+
+function confirmForced() {
+  return localStorage.getItem(FORCED_KEY) === "1";
+}
+
+function stopForcedTimer() {
+  clearTimeout(forced.timer);
+  forced.timer = 0;
+}
+
+function renderForced() {
+  const box = $("forced");
+  const moves = legal();
+  $("forced-pref").hidden = !S.msg || S.msg.you === null || S.msg.you === undefined; // players only
+  if (moves.length !== 1 || !S.msg || S.msg.status !== "playing") {
+    stopForcedTimer();
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const action = moves[0];
+  if (forced.seq !== S.seq) {
+    stopForcedTimer();
+    forced.seq = S.seq;
+    forced.waiting = confirmForced();
+  }
+  const what = describe(S.renderer, action, names());
+  box.hidden = false;
+  if (forced.waiting) {
+    stopForcedTimer();
+    box.replaceChildren(h("span", {class: "forced-text"}, `Only move: ${what} — it is yours to play.`),
+      h("button", {class: "primary", id: "forced-play", onclick: () => act(action)}, "Play it"));
+    return;
+  }
+  if (!forced.timer) {
+    const seq = S.seq;
+    forced.timer = setTimeout(() => {
+      forced.timer = 0;
+      if (S.seq === seq && !S.sent) act(action);
+    }, FORCED_DELAY_MS);
+  }
+  box.replaceChildren(
+    h("span", {class: "forced-text"}, `Only move: ${what} — playing it in ${FORCED_DELAY_MS / 1000} s`),
+    h("button", {id: "forced-wait", onclick: () => { forced.waiting = true; renderForced(); }}, "wait"),
+    h("div", {class: "forced-bar"}));
 }
 
 function renderSeats() {
@@ -258,12 +348,24 @@ function sit(seat) {
   send({type: "join", seat, name: name || null});
 }
 
+const openGroups = new Set(); // the grouped log lines the viewer opened (by their first entry)
+
 function renderLog() {
   const nm = names();
-  const items = S.log.filter(Boolean).map((e) => {
+  const items = logLines(S.renderer, S.log.filter(Boolean), nm).map((line) => {
+    const e = line.entries[0];
     const chance = e.seat === null || e.seat === undefined;
-    return h("li", {class: e.hidden ? "hidden" : chance ? "chance" : ""}, entryText(S.renderer, e, nm));
+    if (line.group) {
+      const key = String(e.i);
+      return h("li", {class: "chance group", value: e.i + 1}, h("details",
+        {open: openGroups.has(key) ? true : null, ontoggle: (ev) => {
+          if (ev.target.open) openGroups.add(key); else openGroups.delete(key);
+        }}, h("summary", {}, line.text),
+        ...line.entries.map((x) => h("div", {class: "group-item"}, entryText(S.renderer, x, nm)))));
+    }
+    return h("li", {class: e.hidden ? "hidden" : chance ? "chance" : "", value: e.i + 1}, line.text);
   });
+  if (items.length) items[items.length - 1].classList.add("last-entry");
   const log = $("log");
   log.replaceChildren(...items);
   log.scrollTop = log.scrollHeight;
@@ -338,4 +440,10 @@ $("copy").addEventListener("click", async () => {
   try { await navigator.clipboard.writeText(location.href); toast("Link copied"); } catch { $("share").select(); }
 });
 $("my-name").value = getName();
+$("confirm-forced").checked = confirmForced();
+$("confirm-forced").addEventListener("change", (ev) => {
+  localStorage.setItem(FORCED_KEY, ev.target.checked ? "1" : "0");
+  forced.waiting = ev.target.checked;
+  if (S.msg) renderForced();
+});
 connect();

@@ -1,0 +1,168 @@
+"""Phone-sized play (issue 12): each game on a 390x844 and a 360x740 touch screen, in real Chromium.
+
+A player creates a table against an AI from the lobby on the phone, and then: the page never scrolls
+sideways (the board scrolls inside its own frame), every legal target on the board and every button
+is at least 44 px both ways, the page text is at least 14 px and the board's own text (hands, cards,
+battle panel) is drawn at a readable size; moves are made by tapping. Screenshots go to
+``test-artifacts/phone-<game>-<width>.png``.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.test_browser_play import create_via_lobby, state, wait_seq_above, wait_state
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+PHONES = [(390, 844), (360, 740)]
+GAMES = [("exactly", 3), ("tohm", 2), ("tri", 2), ("exagon", 2)]
+# what a player taps on the board while it is their turn
+TARGETS = {"exactly": ".stack.legal", "tohm": ".cell.legal", "tri": ".highlights .legal, .card.legal",
+           "exagon": ".hand .legal, .spot.legal"}
+MIN_TAP = 44
+MIN_TEXT = 14
+MIN_BOARD_TEXT = 11.5  # the SVG's labels (coin values, tile numbers, card values): drawn, not body text
+
+LAYOUT_JS = """() => {
+  const doc = document.documentElement;
+  const size = (sel) => [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length)
+    .map((e) => [sel, parseFloat(getComputedStyle(e).fontSize)]);
+  const texts = [...size("body"), ...size("#banner"), ...size("#controls span"), ...size("#controls button"),
+    ...size("#log li"), ...size(".seat .name"), ...size(".seat .detail"), ...size("#my-name"), ...size("#conn")];
+  const board = document.querySelector("#board");
+  const scale = board.getScreenCTM().a;
+  // (not counted: the "€1" stamped on each 1-euro token, a picture, the tokens are counted in words beside them;
+  // the star value in the middle of an EXAGON hand tile, readable once the tile is on the table)
+  const svgText = [...board.querySelectorAll("text")].filter((t) => t.getAttribute("font-size")
+    && t.textContent.trim() && t.textContent !== "€1"
+    && !t.closest(".hand .tile text:last-child"))
+    .map((t) => [t.textContent, parseFloat(t.getAttribute("font-size")) * t.getScreenCTM().a]);
+  const buttons = [...document.querySelectorAll("main button")].filter((e) => e.getClientRects().length)
+    .map((e) => { const r = e.getBoundingClientRect(); return [e.textContent, r.width, r.height]; });
+  return {scrollWidth: doc.scrollWidth, innerWidth: window.innerWidth, bodyScroll: document.body.scrollWidth,
+          texts, svgText, buttons, scale};
+}"""
+
+
+def phone_page(browser: Any, width: int, height: int) -> tuple[Any, Any, list[str]]:
+    ctx = browser.new_context(viewport={"width": width, "height": height}, has_touch=True, is_mobile=True,
+                              device_scale_factor=2)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+    page.set_default_timeout(20_000)
+    return ctx, page, errors
+
+
+def check_layout(page: Any, game: str) -> None:
+    m = page.evaluate(LAYOUT_JS)
+    assert m["scrollWidth"] <= m["innerWidth"], f"the page scrolls sideways: {m['scrollWidth']} > {m['innerWidth']}"
+    assert m["bodyScroll"] <= m["innerWidth"]
+    small = [t for t in m["texts"] if t[1] < MIN_TEXT]
+    assert not small, f"text under {MIN_TEXT} px: {small}"
+    tiny = [t for t in m["svgText"] if t[1] < MIN_BOARD_TEXT]
+    assert not tiny, f"board text under {MIN_BOARD_TEXT} px: {tiny[:8]}"
+    narrow = [b for b in m["buttons"] if b[1] < MIN_TAP or b[2] < MIN_TAP]
+    assert not narrow, f"buttons under {MIN_TAP} px: {narrow}"
+    targets = page.locator("#board").locator(TARGETS[game])
+    assert targets.count() > 0 or page.locator("#pass").count(), "nothing to tap"
+    for k in range(targets.count()):
+        box = targets.nth(k).bounding_box()
+        assert box["width"] >= MIN_TAP and box["height"] >= MIN_TAP, f"{game} target {k} is {box}"
+
+
+def tap_move(page: Any, game: str, rng: random.Random) -> None:
+    """One legal move made by tapping the board (and the buttons it offers)."""
+    board = page.locator("#board")
+    if game == "tohm":
+        cells = board.locator(".cell.legal")
+        if cells.count() == 0:
+            page.tap("#pass")
+            return
+        cell = cells.nth(rng.randrange(cells.count()))
+        from_cell = "move-from" in (cell.get_attribute("class") or "")
+        cell.tap()
+        if from_cell:
+            targets = board.locator(".cell.legal:not(.move-from)")
+            targets.first.wait_for()
+            targets.nth(rng.randrange(targets.count())).tap()
+    elif game == "exactly":
+        stacks = board.locator(".stack.legal")
+        if stacks.count() == 0:
+            page.tap("#pass")
+            return
+        stacks.nth(rng.randrange(stacks.count())).tap()
+        dests = board.locator(".pile.dest")
+        dests.first.wait_for()
+        dests.nth(rng.randrange(dests.count())).tap(position={"x": 20, "y": 20})
+    elif game == "tri":
+        cards = board.locator(".card.legal")
+        targets = board.locator(".highlights .legal")
+        if cards.count():
+            cards.nth(rng.randrange(cards.count())).tap()
+        elif targets.count():
+            seq = state(page)["seq"]
+            targets.nth(rng.randrange(targets.count())).tap()
+            page.wait_for_function(
+                "(n) => window.ludoteca.seq > n || window.ludoteca.sent"
+                " || document.querySelector('#controls button.primary:not(#pass)')", arg=seq)
+            choice = page.locator("#controls button.primary:not(#pass)")
+            if not page.evaluate("window.ludoteca.sent") and choice.count():
+                choice.first.tap()
+        else:
+            page.tap("#pass")
+    elif game == "exagon":
+        if page.locator("#pass").count():
+            page.tap("#pass")
+            return
+        tiles = board.locator(".hand .legal")
+        for k in rng.sample(range(tiles.count()), tiles.count()):
+            tiles.nth(k).tap()
+            spots = board.locator(".spot.legal")
+            if spots.count():
+                check_layout(page, game)  # the spots of the chosen tile are tap-sized too
+                spots.nth(rng.randrange(spots.count())).tap()
+                page.locator("#place").wait_for()
+                check_layout(page, game)  # and so are the rotate / place buttons
+                page.tap("#place")
+                return
+        page.tap("#stop")
+    else:
+        raise AssertionError(game)
+
+
+@pytest.mark.parametrize(("width", "height"), PHONES, ids=[f"{w}x{h}" for w, h in PHONES])
+@pytest.mark.parametrize(("game", "players"), GAMES, ids=[g for g, _ in GAMES])
+def test_each_game_is_playable_by_tapping_on_a_phone(server: str, browser: Any, artifacts: Path, game: str,
+                                                      players: int, width: int, height: int) -> None:
+    ctx, page, errors = phone_page(browser, width, height)
+    create_via_lobby(page, server, game, ["open"] + ["ai:random"] * (players - 1), "Ann")
+    wait_state(page, "s.status === 'playing'")
+    rng = random.Random(5)
+    made = 0
+    for _ in range(40):
+        wait_state(page, "s.mine || s.status !== 'playing'")
+        s = state(page)
+        if s["status"] != "playing":
+            break
+        page.wait_for_timeout(150)  # let the redraw settle before measuring
+        if state(page)["seq"] != s["seq"] or not state(page)["mine"]:
+            continue
+        check_layout(page, game)
+        if made == 1:
+            page.screenshot(path=str(artifacts / f"phone-{game}-{width}.png"), full_page=True)
+        tap_move(page, game, rng)
+        wait_seq_above(page, s["seq"])
+        made += 1
+        if made >= 3:
+            break
+    assert made >= 3, f"only {made} moves were made by tapping"
+    assert page.locator("#log li").count() >= made
+    assert errors == []
+    ctx.close()

@@ -1,0 +1,313 @@
+"""The rules pages (issue 12, "Learn"): every game's full rules, in English and Italian, on the web
+(``/rules/{game}?lang=en|it``) and in the terminal (``ludoteca rules GAME --lang it|en``).
+
+The texts are the games' own ``rules/<lang>.md``. The page's behaviour (language from
+``Accept-Language``, the switch that sticks, escaping, 404) is checked with small fixture texts
+put in place of one game's, so it does not depend on what the rulebooks say.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from fastapi.testclient import TestClient
+
+from ludoteca.commands.rules import terminal_language
+from ludoteca.core.game import Game
+from ludoteca.registry import GAMES, game_class
+from ludoteca.web.app import create_app
+from ludoteca.web.rules import COOKIE, LANGUAGES, accepted_language, render_markdown
+
+pytestmark = pytest.mark.timeout(120)
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "ludoteca"
+LUDOTECA = [sys.executable, "-m", "ludoteca.cli"]
+FIXTURE = {
+    "en": "# Fixture rules\n\nRoll **the die**. <script>alert(1)</script> [bad](javascript:alert(1))\n\n"
+          "| die | card |\n| --- | ---: |\n| 1 | +2 |\n\n![a battle](battle.svg)\n",
+    "it": "# Regole di prova\n\nTira **il dado**.\n",
+}
+ENGLISH_ONLY = {"en": FIXTURE["en"]}
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    app = create_app(data_dir=tmp_path_factory.mktemp("web"), freeze_gc=False)
+    with TestClient(app) as c:
+        yield c
+
+
+@pytest.fixture
+def fixture_game(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The first game, its rules texts replaced by :data:`FIXTURE`."""
+    name = GAMES[0]
+    texts = dict(FIXTURE)
+
+    def rules_text(cls: type[Game], lang: str = "en") -> str | None:
+        return texts.get(lang, texts.get("en"))
+
+    monkeypatch.setattr(game_class(name), "rules_text", classmethod(rules_text))
+    yield name
+    texts.clear()
+
+
+def first_heading(markdown: str) -> str:
+    line = next(line for line in markdown.splitlines() if line.startswith("# "))
+    return re.sub(r"[*_`]", "", line[2:]).strip()
+
+
+# --- every game, both languages ---------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("name", GAMES)
+def test_every_game_has_its_rules_page_in_both_languages(client: TestClient, name: str, lang: str) -> None:
+    source = SRC / "games" / name / "rules" / f"{lang}.md"
+    assert source.is_file(), f"{name} has no rules page in {lang}: {source.relative_to(SRC.parent)}"
+    text = source.read_text(encoding="utf-8")
+    assert game_class(name).rules_text(lang) == text  # its own language, not the English fallback
+    response = client.get(f"/rules/{name}", params={"lang": lang})
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    assert response.headers["content-language"] == lang
+    page = response.text
+    assert f'<html lang="{lang}">' in page
+    assert render_markdown(text, name) in page  # the whole text, rendered
+    assert f"<h1>{first_heading(text)}" in page.replace("&quot;", '"')
+    assert 'class="rules-note"' not in page  # no "not yet translated" note
+    assert "<script" not in page and "style=" not in page  # nothing the CSP would block
+    # the language switch (both languages, the current one marked) and the way back to the lobby
+    assert f'href="/rules/{name}?lang=en"' in page and f'href="/rules/{name}?lang=it"' in page
+    assert re.search(rf'href="/rules/{name}\?lang={lang}"[^>]*aria-current="true"', page)
+    assert '<a href="/" id="back">' in page
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_italian_and_english_pages_differ(name: str) -> None:
+    english, italian = game_class(name).rules_text("en"), game_class(name).rules_text("it")
+    assert english and italian and english != italian
+
+
+# --- the page's behaviour (fixture texts) --------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("accept", "lang"),
+    [
+        ("it-IT,it;q=0.9,en-US;q=0.8,en;q=0.7", "it"),
+        ("it", "it"),
+        ("en-US,en;q=0.9", "en"),
+        ("fr-FR,fr;q=0.9,it;q=0.5", "it"),  # the preferred one of ours
+        ("fr-FR,en;q=0.6,it;q=0.5", "en"),
+        ("en;q=0.3, it;q=0.8", "it"),
+        ("it;q=0, en", "en"),
+        ("de", "en"),
+        ("", "en"),
+        (None, "en"),
+    ],
+)
+def test_the_language_defaults_from_accept_language(client: TestClient, fixture_game: str, accept: str | None,
+                                                    lang: str) -> None:
+    client.cookies.clear()
+    headers = {} if accept is None else {"Accept-Language": accept}
+    response = client.get(f"/rules/{fixture_game}", headers=headers)
+    assert response.status_code == 200
+    assert f'<html lang="{lang}">' in response.text
+    assert ("Regole di prova" if lang == "it" else "Fixture rules") in response.text
+    assert "set-cookie" not in response.headers  # only a choice made with the switch sticks
+    assert "Accept-Language" in response.headers["vary"]
+
+
+def test_accepted_language_reads_q_values() -> None:
+    assert accepted_language("it-CH") == "it"
+    assert accepted_language("en-GB, it;q=0.9") == "en"
+    assert accepted_language("*") is None and accepted_language("pt-BR") is None
+    for garbage in ("it;q=1.2.3", ";;;", ",", "it;q=", "q=0.5", "-" * 5000):
+        assert accepted_language(garbage) in (None, "it")
+
+
+def test_the_language_switch_sticks(client: TestClient, fixture_game: str) -> None:
+    client.cookies.clear()
+    chosen = client.get(f"/rules/{fixture_game}", params={"lang": "it"}, headers={"Accept-Language": "en"})
+    assert '<html lang="it">' in chosen.text and "Tira <strong>il dado</strong>" in chosen.text
+    assert f"{COOKIE}=it" in chosen.headers["set-cookie"]
+    # later visits without ?lang=, even from an English browser, stay Italian
+    again = client.get(f"/rules/{fixture_game}", headers={"Accept-Language": "en"})
+    assert '<html lang="it">' in again.text
+    back = client.get(f"/rules/{fixture_game}", params={"lang": "en"}, headers={"Accept-Language": "it"})
+    assert '<html lang="en">' in back.text and f"{COOKIE}=en" in back.headers["set-cookie"]
+    assert '<html lang="en">' in client.get(f"/rules/{fixture_game}", headers={"Accept-Language": "it"}).text
+    client.cookies.clear()
+
+
+@pytest.mark.parametrize("lang", ["fr", "xx", "", "../../etc/passwd", "EN"])
+def test_an_unknown_language_gives_english(client: TestClient, fixture_game: str, lang: str) -> None:
+    client.cookies.clear()
+    response = client.get(f"/rules/{fixture_game}", params={"lang": lang})
+    assert response.status_code == 200
+    assert '<html lang="en">' in response.text and "Fixture rules" in response.text
+    if lang != "EN":
+        assert "set-cookie" not in response.headers
+
+
+def test_the_italian_page_falls_back_to_english_with_a_note(client: TestClient, fixture_game: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    def english_only(cls: type[Game], lang: str = "en") -> str | None:
+        return ENGLISH_ONLY["en"]
+
+    monkeypatch.setattr(game_class(fixture_game), "rules_text", classmethod(english_only))
+    page = client.get(f"/rules/{fixture_game}", params={"lang": "it"}).text
+    assert '<html lang="it">' in page and "Fixture rules" in page
+    assert "non è ancora tradotta" in page
+
+
+def test_html_in_the_markdown_is_not_run(client: TestClient, fixture_game: str) -> None:
+    page = client.get(f"/rules/{fixture_game}", params={"lang": "en"}).text
+    assert "<script" not in page and "&lt;script&gt;" in page
+    assert 'href="javascript:' not in page
+    assert '<table class="rules-table">' in page  # tables of the rulebooks are drawn as tables
+    assert '<td class="align-right">+2</td>' in page and "style=" not in page  # alignment without inline styles
+    assert f'<img src="/rules/{fixture_game}/battle.svg" alt="a battle"' in page  # pictures beside the text
+
+
+def test_an_unknown_game_is_a_clear_404_page(client: TestClient) -> None:
+    response = client.get("/rules/chess", headers={"Accept-Language": "en"})
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")
+    assert "There is no game called “chess”." in response.text
+    for name in GAMES:
+        assert f'href="/rules/{name}"' in response.text
+    italian = client.get("/rules/%3Cb%3Echess", params={"lang": "it"})
+    assert italian.status_code == 404 and "Non esiste un gioco chiamato «&lt;b&gt;chess»." in italian.text
+    assert client.get(f"/rules/{GAMES[0]}/missing.svg").status_code == 404
+    assert client.get(f"/rules/{GAMES[0]}/en.md").status_code == 404  # only pictures, not the sources
+
+
+def test_game_names_are_not_case_sensitive(client: TestClient) -> None:
+    assert client.get(f"/rules/{GAMES[0].upper()}", params={"lang": "en"}).status_code == 200
+
+
+def test_the_rules_pages_carry_the_security_headers(client: TestClient, fixture_game: str) -> None:
+    for path in (f"/rules/{fixture_game}?lang=it", "/rules/chess", "/rules"):
+        response = client.get(path)
+        csp = response.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "style-src 'self'" in csp and "frame-ancestors 'none'" in csp
+        assert response.headers["x-frame-options"] == "DENY"
+        assert response.headers["x-content-type-options"] == "nosniff"
+        # nothing inline for the CSP to block: no script at all, no style attribute or element
+        assert "<script" not in response.text and "style=" not in response.text and "<style" not in response.text
+
+
+def test_the_rules_index_lists_every_game(client: TestClient) -> None:
+    page = client.get("/rules", params={"lang": "en"}).text
+    assert all(f'href="/rules/{name}"' in page for name in GAMES)
+
+
+def test_the_lobby_and_table_scripts_link_to_the_rules() -> None:
+    for script in ("lobby.js", "table.js"):
+        text = (SRC / "web" / "static" / "js" / script).read_text(encoding="utf-8")
+        assert "/rules/${encodeURIComponent(" in text, script
+
+
+# --- Game.rules_text: the game's package, English fallback -------------------------------------
+
+def test_rules_text_reads_the_games_package_and_falls_back_to_english(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "rules_fixture_pkg"
+    (package / "rules").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "rules" / "en.md").write_text("# English\n", encoding="utf-8")
+    (package / "rules" / "it.md").write_text("# Italiano\n", encoding="utf-8")
+    bare = tmp_path / "rules_fixture_bare"
+    bare.mkdir()
+    (bare / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    with_rules = type("WithRules", (Game,), {"__module__": "rules_fixture_pkg"})
+    without = type("WithoutRules", (Game,), {"__module__": "rules_fixture_bare"})
+    assert with_rules.rules_text("it") == "# Italiano\n"
+    assert with_rules.rules_text("IT") == "# Italiano\n"
+    assert with_rules.rules_text("en") == with_rules.rules_text() == "# English\n"
+    for other in ("de", "../it", "it/../en", "", "rules"):
+        assert with_rules.rules_text(other) == "# English\n", other
+    assert without.rules_text("it") is None and without.rules_text("en") is None
+
+
+# --- the terminal ----------------------------------------------------------------------------
+
+def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+    return subprocess.run([*LUDOTECA, *args], capture_output=True, text=True, timeout=120,
+                          env={**base, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1", **env})
+
+
+@pytest.mark.parametrize(
+    ("environ", "lang"),
+    [
+        ({}, "en"),
+        ({"LANG": "it_IT.UTF-8"}, "it"),
+        ({"LANG": "en_US.UTF-8", "LC_MESSAGES": "it_IT.UTF-8"}, "it"),
+        ({"LANG": "it_IT.UTF-8", "LC_ALL": "C.UTF-8"}, "en"),
+        ({"LANGUAGE": "it:en", "LC_ALL": "en_GB.UTF-8"}, "it"),
+        ({"LANGUAGE": "", "LANG": "it_CH"}, "it"),
+        ({"LANG": "C"}, "en"),
+    ],
+)
+def test_the_terminal_language_follows_the_locale_variables(environ: dict[str, str], lang: str) -> None:
+    assert terminal_language(environ) == lang
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_cli_rules_lang_it_prints_the_italian_page_then_the_options(name: str) -> None:
+    italian, english = game_class(name).rules_text("it") or "", game_class(name).rules_text("en") or ""
+    out = run("rules", name, "--lang", "it", LANG="en_US.UTF-8")
+    assert out.returncode == 0 and out.stderr == ""
+    assert first_heading(italian) in out.stdout
+    if first_heading(english) != first_heading(italian):
+        assert first_heading(english) not in out.stdout
+    assert "Giocatori:" in out.stdout and "Opzioni:" in out.stdout
+    for option in game_class(name).OPTIONS:  # the options follow the page
+        assert f"\n  {option.name} (default " in out.stdout
+        assert out.stdout.index(f"\n  {option.name} (default ") > out.stdout.index(first_heading(italian))
+    assert "Traceback" not in out.stdout
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_cli_rules_prints_the_whole_english_page_by_default(name: str) -> None:
+    english = game_class(name).rules_text("en") or ""
+    out = run("rules", name)
+    assert out.returncode == 0 and out.stderr == ""
+    assert first_heading(english) in out.stdout and "Players:" in out.stdout
+    # every section of the page is printed (Rich draws headings as plain text)
+    for line in english.splitlines():
+        if line.startswith("## "):
+            assert re.sub(r"[*_`]", "", line[3:]).strip() in out.stdout, line
+    assert not any(line != line.rstrip() for line in out.stdout.splitlines())  # no padding to the width
+
+
+def test_cli_rules_language_from_the_locale_and_lang_overrides_it() -> None:
+    name = GAMES[0]
+    italian = first_heading(game_class(name).rules_text("it") or "")
+    english = first_heading(game_class(name).rules_text("en") or "")
+    assert italian in run("rules", name, LANG="it_IT.UTF-8").stdout
+    assert italian in run("rules", name, LANGUAGE="it", LANG="C.UTF-8").stdout
+    assert english in run("rules", name, "--lang", "en", LANG="it_IT.UTF-8").stdout
+    bad = run("rules", name, "--lang", "fr")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_cli_rules_in_italian_piped_into_head_has_no_traceback() -> None:
+    name = GAMES[0]
+    command = " ".join(shlex.quote(x) for x in [*LUDOTECA, "rules", name, "--lang", "it"]) + " | head -4"
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    out = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0 and out.stderr == ""
+    assert len(out.stdout.splitlines()) == 4
