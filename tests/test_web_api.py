@@ -133,6 +133,16 @@ def test_catalog_lists_installed_games_options_and_levels(tmp_path: Path) -> Non
             assert all(o["name"] != "tiles" for o in g["options"])
         assert client.get("/").status_code == 200
         assert "table.js" in client.get("/t/anything").text
+
+
+def test_catalog_describes_each_ai_levels_strength(tmp_path: Path) -> None:
+    with server(tmp_path) as client:
+        data = client.get("/api/games").json()
+        info = data["level_info"]
+        assert set(info) == set(data["levels"])
+        assert info["random"] == "plays any legal move"
+        assert "beats random 9 games in 10" in info["heuristic"]
+        assert "beats heuristic about 6 in 10" in info["mcts"]
         for name in ludoteca.GAMES:  # each game's client comes from its own package
             res = client.get(f"/games/{name}/client.js")
             assert res.status_code == 200 and "javascript" in res.headers["content-type"]
@@ -197,7 +207,9 @@ def test_two_players_and_a_spectator_play_tohm_to_the_end(tmp_path: Path) -> Non
         assert r1["id"] == r2["id"] != table and (r1["seat"], r2["seat"]) == (0, 1)
         assert client.get(f"/api/tables/{r1['id']}").json()["status"] == "playing"
         listed = {t["id"]: t for t in client.get("/api/tables").json()["tables"]}
-        assert listed[table]["status"] == "over" and listed[r1["id"]]["status"] == "playing"
+        assert table not in listed and listed[r1["id"]]["status"] == "playing"  # the lobby lists live tables
+        mine = {t["id"]: t for t in client.get(f"/api/tables?ids={table},{r1['id']}").json()["tables"]}
+        assert mine[table]["status"] == "over" and mine[r1["id"]]["status"] == "playing"
 
 
 def test_ai_seats_play_by_themselves_in_a_worker_process(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from fastapi.responses import JSONResponse, Response
 
 from ludoteca.core.game import Game
 from ludoteca.registry import GAMES, game_class, load_game
-from ludoteca.web.ai import AIRunner, available_levels
+from ludoteca.web.ai import AIRunner, available_levels, level_descriptions
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.limits import (
     MAX_SPECTATORS,
@@ -50,6 +50,10 @@ REMATCH_HOLD = 120.0
 """Seconds a rematch keeps each previous player's seat for the holder of that player's token."""
 MAX_BODY = 64 * 1024
 """Largest HTTP request body."""
+LIST_STALLED = 30 * 60.0
+"""Seconds without a move after which a game in play leaves the lobby's public list."""
+MAX_IDS = 50
+"""Most table ids one ``GET /api/tables?ids=`` asks about."""
 
 
 def new_table_id() -> str:
@@ -365,7 +369,17 @@ class Lobby:
 
     # --- list --------------------------------------------------------------------------------------------
     async def list_tables(self, limit: int = 50) -> list[dict[str, Any]]:
-        rows = await self.db(self.repo.list_tables, limit, (WAITING, PLAYING, OVER, BROKEN))  # not expired
+        """The lobby's public list: live tables only (waiting for players, or in play and changed within
+        ``LIST_STALLED`` seconds); finished, expired, broken and abandoned tables stay reachable by link."""
+        rows = await self.db(self.repo.list_tables, limit, (WAITING, PLAYING), time.time() - LIST_STALLED)
+        return self._summaries(rows)
+
+    async def tables_by_id(self, ids: list[str]) -> list[dict[str, Any]]:
+        """The tables ``ids`` (any status, listed or not; unknown ids are left out): "your tables"."""
+        rows = await self.db(self.repo.list_tables, len(ids), None, None, ids)
+        return self._summaries(rows)
+
+    def _summaries(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out = []
         for row in rows:
             live = self.tables.get(row["id"])
@@ -425,7 +439,8 @@ async def table_or_404(request: Request, table_id: str) -> Table:
 
 @router.get("/games")
 async def games(request: Request) -> dict[str, Any]:
-    return {"games": game_catalog(), "levels": lobby_of(request).levels()}
+    levels = lobby_of(request).levels()
+    return {"games": game_catalog(), "levels": levels, "level_info": level_descriptions(levels)}
 
 
 @router.get("/stats")
@@ -446,8 +461,14 @@ async def stats(request: Request) -> dict[str, Any]:
 
 
 @router.get("/tables")
-async def tables(request: Request) -> dict[str, Any]:
-    return {"tables": await lobby_of(request).list_tables()}
+async def tables(request: Request, ids: str | None = None) -> dict[str, Any]:
+    """The live tables; with ``ids=a,b,c`` (at most ``MAX_IDS``) those tables instead, whatever their state."""
+    if ids is None:
+        return {"tables": await lobby_of(request).list_tables()}
+    wanted = list(dict.fromkeys(i for i in ids.split(",") if i))
+    if len(ids) > MAX_IDS * 33 or len(wanted) > MAX_IDS or not all(valid_table_id(i) for i in wanted):
+        raise WebError(Code.BAD_REQUEST, f"ids: at most {MAX_IDS} table ids, separated by commas")
+    return {"tables": await lobby_of(request).tables_by_id(wanted) if wanted else []}
 
 
 @router.post("/tables")

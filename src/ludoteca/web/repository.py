@@ -55,6 +55,7 @@ from sqlalchemy.schema import CreateColumn
 SQLITE_FILE = "ludoteca.sqlite3"
 OPEN = "open"
 WAITING = "waiting"
+PLAYING = "playing"
 
 metadata = MetaData()
 
@@ -355,11 +356,19 @@ class Repository:
         with self.engine.connect() as conn:
             return [r.id for r in conn.execute(q)]
 
-    def list_tables(self, limit: int = 50, statuses: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-        """Summaries of the most recently updated listed tables (newest first)."""
-        q = select(tables_t).where(or_(tables_t.c.unlisted.is_(None), tables_t.c.unlisted.is_(False)))
+    def list_tables(self, limit: int = 50, statuses: tuple[str, ...] | None = None,
+                    active_since: float | None = None, ids: list[str] | None = None) -> list[dict[str, Any]]:
+        """Summaries of the most recently updated listed tables (newest first). With ``active_since``,
+        tables in play that last changed before it are left out (abandoned games). With ``ids``: those
+        tables, listed or not, whatever their status."""
+        if ids is not None:
+            q = select(tables_t).where(tables_t.c.id.in_(ids))
+        else:
+            q = select(tables_t).where(or_(tables_t.c.unlisted.is_(None), tables_t.c.unlisted.is_(False)))
         if statuses:
             q = q.where(tables_t.c.status.in_(statuses))
+        if active_since is not None:
+            q = q.where(or_(tables_t.c.status != PLAYING, tables_t.c.updated_at >= active_since))
         q = q.order_by(tables_t.c.updated_at.desc()).limit(limit)
         with self.engine.connect() as conn:
             rows = list(conn.execute(q))

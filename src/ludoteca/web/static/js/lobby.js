@@ -3,6 +3,7 @@ import {api, getName, h, setName, setSeat} from "./common.js";
 
 let catalog = [];
 let levels = [];
+let levelInfo = {};
 const $ = (id) => document.getElementById(id);
 
 function currentGame() {
@@ -49,7 +50,7 @@ function renderSeats() {
   for (let i = 0; i < n; i++) {
     const sel = h("select", {id: `seat-${i}`},
       h("option", {value: "open"}, i === 0 ? "Open — I sit here" : "Open (a friend joins)"),
-      ...levels.map((l) => h("option", {value: `ai:${l}`}, `AI: ${l}`)));
+      ...levels.map((l) => h("option", {value: `ai:${l}`}, levelInfo[l] ? `AI: ${l} — ${levelInfo[l]}` : `AI: ${l}`)));
     if (i === 0) {
       sel.append(h("option", {value: "open-spectate"}, "Open (I only watch)"));
     }
@@ -136,11 +137,41 @@ async function refresh() {
   }
 }
 
+/** Ids of the tables where this browser holds a seat token (stored by setSeat in common.js). */
+function myTableIds() {
+  const ids = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (key && key.startsWith("ludoteca.seat.")) ids.push(key.slice("ludoteca.seat.".length));
+  }
+  return ids.filter((id) => /^[A-Za-z0-9_-]{1,32}$/.test(id)).slice(-50);
+}
+
+async function refreshMine() {
+  const ids = myTableIds();
+  $("my-tables").hidden = ids.length === 0;
+  if (!ids.length) return;
+  try {
+    const {tables} = await api(`/api/tables?ids=${ids.join(",")}`);
+    const rows = tables.map((t) => {
+      const link = t.status === "over" ? h("a", {href: `/replay/${t.id}`}, "replay")
+        : h("a", {href: `/t/${t.id}`}, t.status === "playing" || t.status === "waiting" ? "back to the table" : "open");
+      return h("tr", {}, h("td", {}, t.title || t.game), h("td", {}, t.seats.map((s) => s.name || "(open)").join(", ")),
+        statusCell(t), h("td", {}, link));
+    });
+    $("my-table-list").replaceChildren(...(rows.length ? rows
+      : [h("tr", {}, h("td", {colspan: 4, class: "muted"}, "none of your tables is kept any more"))]));
+  } catch (e) {
+    $("my-table-list").replaceChildren(h("tr", {}, h("td", {colspan: 4, class: "error"}, e.message)));
+  }
+}
+
 async function init() {
   $("name").value = getName();
   const data = await api("/api/games");
   catalog = data.games;
   levels = data.levels;
+  levelInfo = data.level_info || {};
   $("tagline").textContent = `${catalog.map((g) => g.title).join(" · ")} — play with friends`;
   $("game").replaceChildren(...catalog.map((g) => h("option", {value: g.name}, g.title)));
   $("game").addEventListener("change", renderPlayers);
@@ -154,7 +185,9 @@ async function init() {
   $("refresh").addEventListener("click", refresh);
   renderPlayers();
   refresh();
+  refreshMine();
   setInterval(refresh, 4000);
+  setInterval(refreshMine, 15000);
 }
 
 init();

@@ -284,6 +284,33 @@ function renderForced() {
     h("div", {class: "forced-bar"}));
 }
 
+// Who you are at this table: an invitee (an open seat waits for you) or a spectator.
+function renderRole(m, canSit) {
+  let box = $("role");
+  if (!box) {
+    box = h("div", {id: "role", class: "role-banner", role: "status"});
+    $("banner").before(box);
+  }
+  const seated = m.you !== null && m.you !== undefined;
+  const title = m.game && m.game.title ? m.game.title : "this game";
+  if (seated || m.status === "broken" || m.status === "expired") {
+    box.hidden = true;
+    box.textContent = "";
+  } else if (canSit) {
+    box.hidden = false;
+    box.className = "role-banner invitee";
+    box.textContent = `You are invited to ${title}. Type your name and press Sit here to join.`;
+  } else {
+    box.hidden = false;
+    box.className = "role-banner spectator";
+    const who = m.seats.map((s, i) => s.name || `Seat ${i + 1}`).join(" vs ");
+    const how = m.status === "over" ? " The game is over."
+      : m.status === "waiting" ? " The open seats are kept for the previous players: you can watch."
+        : " All seats are taken: you can only watch.";
+    box.textContent = `You are watching: ${title} — ${who}.${how}`;
+  }
+}
+
 function renderSeats() {
   const m = S.msg;
   if (!m) return;
@@ -291,6 +318,7 @@ function renderSeats() {
   const free = m.seats.some((s) => s.kind === "open" && !heldFor(s));
   const canSit = m.status === "waiting" && free && !(mine && m.you !== null && m.you !== undefined);
   $("name-row").hidden = !canSit;
+  renderRole(m, canSit);
   if (canSit && !$("my-name").value) $("my-name").value = getName();
   const rows = m.seats.map((s, i) => {
     let info = "";
