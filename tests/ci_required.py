@@ -1,7 +1,8 @@
 """Under CI, tests that need an outside service fail instead of skipping.
 
-Outside CI, a test marked ``browser`` (needs Debian's Chromium and playwright) or ``postgres``
-(needs a PostgreSQL server) is skipped when what it needs is missing, so a developer can run
+Outside CI, a test marked ``browser`` (needs Debian's Chromium and playwright), ``postgres``
+(needs a PostgreSQL server), ``redis`` (needs Debian's redis-server and the redis package) or
+``nginx`` (needs Debian's nginx) is skipped when what it needs is missing, so a developer can run
 the suite anywhere. Under ``CI=true`` such a skip would let a run pass without testing those
 parts, so the skip is turned into a failure that says what is missing. A test module of
 :data:`REQUIRED_MODULES` skipped as a whole (``pytest.importorskip`` at module level) fails too.
@@ -17,9 +18,10 @@ from typing import Any
 
 import pytest
 
-REQUIRED_IN_CI = ("browser", "postgres")
+REQUIRED_IN_CI = ("browser", "postgres", "redis", "nginx")
 """Markers of the tests that must run, not skip, under CI."""
-REQUIRED_MODULES = ("tests/browser/", "tests/test_web_postgres.py")
+REQUIRED_MODULES = ("tests/browser/", "tests/test_web_postgres.py", "tests/test_web_bus.py",
+                    "tests/test_web_leases.py", "tests/test_proxy.py")
 """Test files (path suffixes or folders) that must not be skipped as a whole under CI."""
 
 

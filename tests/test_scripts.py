@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["scripts/test", "scripts/run", "scripts/setup", "scripts/start-postgres", "scripts/stop-postgres",
-           "scripts/common.sh", ".ci/run"]
+           "scripts/start-redis", "scripts/stop-redis", "scripts/common.sh", ".ci/run"]
 BASH = shutil.which("bash")
 
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -46,10 +46,10 @@ def test_script_parses_and_is_executable(script: str) -> None:
 
 
 def test_scripts_test_does_not_exec_pytest() -> None:
-    """`exec` would replace the shell, and the EXIT trap that stops PostgreSQL would never run."""
+    """`exec` would replace the shell, and the EXIT trap that stops PostgreSQL and Redis would never run."""
     text = (ROOT / "scripts/test").read_text()
     assert "exec " not in text
-    assert "trap stop_started_postgres EXIT" in text
+    assert "trap stop_started_services EXIT" in text
 
 
 @pytest.mark.parametrize(("ci", "code", "word"), [("true", 1, "error"), ("", 0, "warning"), ("false", 0, "warning")])
