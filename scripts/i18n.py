@@ -1,50 +1,82 @@
 #!/usr/bin/env python3
-"""Extract the terminal's messages into locale/messages.pot and merge them into the Italian catalog.
+"""Extract the messages into the catalogs and merge them into the Italian ones (issue 12).
 
-    .venv/bin/python scripts/i18n.py          # write messages.pot, update it/LC_MESSAGES/messages.po
-    .venv/bin/python scripts/i18n.py --check  # exit 1 when a message lacks an Italian translation
+    .venv/bin/python scripts/i18n.py          # update every catalog (terminal, browser, each game's)
+    .venv/bin/python scripts/i18n.py --check  # exit 1 when a message of any catalog lacks Italian
 
-New messages arrive in the .po with an empty msgstr (tests/test_i18n.py fails until they are
-translated); messages gone from the source are dropped. No .mo file: ludoteca reads the .po.
+The catalogs:
+
+- the terminal's: ``_()``/``N_()`` of the terminal's modules -> ``locale/messages.pot`` and
+  ``locale/it/LC_MESSAGES/messages.po``;
+- the browser's shell: ``t()``/``tn()`` of ``web/static/js/*.js``, the ``data-i18n`` texts of the
+  pages, the server's messages (``WebError``, ``N_()`` in ``web/``) -> ``locale/it/LC_MESSAGES/web.po``;
+- each game's own: its ``client.js``'s ``t()``/``tn()`` and its options' help texts ->
+  ``games/<name>/locale/it.po``.
+
+New messages arrive in a .po with an empty msgstr (tests/test_i18n.py and tests/test_i18n_web.py
+fail until they are translated); messages gone from the source are dropped; translations already
+there are kept (Babel's update, without fuzzy matching). No .mo file: ludoteca reads the .po.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
-from babel.messages.pofile import read_po, write_po
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import write_po
 
-from ludoteca.i18n import DOMAIN, LOCALE_DIR, catalog_path, extract
+from ludoteca.i18n import DOMAIN, LOCALE_DIR, WEB_DOMAIN, browser_catalogs, catalog_path, extract, read_catalog
+
+
+def merged(po: Path, domain: str, template: Catalog) -> Catalog:
+    """The Italian catalog at ``po`` (or a new one) updated to ``template``'s messages."""
+    if po.exists():
+        catalog = read_catalog(po, "it", domain)  # a msgid appended twice keeps its translation
+    else:
+        catalog = Catalog(locale="it", domain=domain, project="ludoteca")
+    catalog.update(template, no_fuzzy_matching=True)
+    return catalog
+
+
+def untranslated(catalog: Catalog) -> list[str]:
+    out = []
+    for m in catalog:
+        if not m.id:
+            continue
+        strings = m.string if isinstance(m.string, list | tuple) else (m.string,)
+        if not all(isinstance(s, str) and s.strip() for s in strings):
+            out.append(str(m.id[0] if isinstance(m.id, list | tuple) else m.id))
+    return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only report untranslated messages")
     args = parser.parse_args()
-    template = extract()
-    po = catalog_path("it")
-    if po.exists():
-        with po.open("rb") as f:
-            catalog = read_po(f, locale="it", domain=DOMAIN)
-    else:
-        from babel.messages.catalog import Catalog
-
-        catalog = Catalog(locale="it", domain=DOMAIN, project="ludoteca")
-    catalog.update(template, no_fuzzy_matching=True)
-    missing = [m.id for m in catalog if m.id and not m.string]
-    if args.check:
-        for msgid in missing:
-            print(f"untranslated: {msgid!r}")
-        return 1 if missing else 0
-    LOCALE_DIR.mkdir(exist_ok=True)
-    with (LOCALE_DIR / f"{DOMAIN}.pot").open("wb") as f:
-        write_po(f, template, width=120, omit_header=False, sort_output=False)
-    po.parent.mkdir(parents=True, exist_ok=True)
-    with po.open("wb") as f:
-        write_po(f, catalog, width=120, ignore_obsolete=True)
-    print(f"{len(template)} messages; {len(missing)} without an Italian translation in {po}")
-    return 0
+    jobs: list[tuple[str, Path, str, Callable[[], Catalog]]] = [("terminal", catalog_path("it"), DOMAIN, extract)]
+    jobs += [(label, po, WEB_DOMAIN, make) for label, po, make in browser_catalogs()]
+    missing_total = 0
+    for label, po, domain, make in jobs:
+        template = make()
+        catalog = merged(po, domain, template)
+        missing = untranslated(catalog)
+        missing_total += len(missing)
+        if args.check:
+            for msgid in missing:
+                print(f"{label}: untranslated: {msgid!r} ({po})")
+            continue
+        if domain == DOMAIN:
+            LOCALE_DIR.mkdir(exist_ok=True)
+            with (LOCALE_DIR / f"{DOMAIN}.pot").open("wb") as f:
+                write_po(f, template, width=120, omit_header=False, sort_output=False)
+        po.parent.mkdir(parents=True, exist_ok=True)
+        with po.open("wb") as f:
+            write_po(f, catalog, width=120, ignore_obsolete=True)
+        print(f"{label}: {len(template)} messages; {len(missing)} without an Italian translation in {po}")
+    return 1 if args.check and missing_total else 0
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def placeholders(text: str) -> set[str]:
 
 def test_the_sources_hold_messages_of_every_part() -> None:
     found = {loc[0].split("/")[0] for message in i18n.extract() for loc in message.locations}
-    assert {"play", "commands", "games", "core"} <= found
+    assert {"play", "commands", "games", "core", "lab"} <= found
     assert len(i18n.extract()) > 50
 
 
@@ -102,3 +102,34 @@ def test_the_terminal_commands_take_lang(command: str) -> None:
     importlib.import_module(f"ludoteca.commands.{command}").add_arguments(parser)
     args = parser.parse_args([*(["x.json"] if command == "replay" else ["tohm"]), "--lang", "IT"])
     assert args.lang == "it"
+
+
+@pytest.mark.parametrize(("command", "args"), [
+    ("lab", ["tohm", "--out", "x"]), ("arena", ["tohm", "--agents", "random"]), ("serve", []),
+])
+def test_the_lab_arena_and_serve_take_lang(command: str, args: list[str]) -> None:
+    import argparse
+    import importlib
+
+    parser = argparse.ArgumentParser()
+    importlib.import_module(f"ludoteca.commands.{command}").add_arguments(parser)
+    assert parser.parse_args([*args, "--lang", "IT"]).lang == "it"
+    assert parser.parse_args(args).lang is None
+
+
+def test_every_figure_a_game_declares_is_named_in_italian() -> None:
+    """The lab report shows each counter of a game (``Game.counters``) by its name and its doc, and the
+    game's score by its name: a game that adds a counter adds both to its ``LAB_NAMES`` and its docs
+    to the catalog (``N_``)."""
+    from ludoteca.lab.metrics import label
+    from ludoteca.registry import GAMES, game_class
+
+    catalog = italian_catalog()
+    missing = []
+    for name in GAMES:
+        cls = game_class(name)
+        for c in cls.counters:
+            missing += [f"{name}: {text!r}" for text in (label(c.name), c.doc) if not catalog.get(text)]
+        if not catalog.get(label(cls.score_name)):
+            missing.append(f"{name}: score {cls.score_name!r}")
+    assert not missing, missing

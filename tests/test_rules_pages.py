@@ -4,10 +4,18 @@
 The texts are the games' own ``rules/<lang>.md``. The page's behaviour (language from
 ``Accept-Language``, the switch that sticks, escaping, 404) is checked with small fixture texts
 put in place of one game's, so it does not depend on what the rulebooks say.
+
+The drawings are ```` ```position ```` blocks: every one is read by the game's own engine
+(``state_from_json``, each step applied as a legal action), the page shows a figure per block
+(drawn in the browser by the game's client: tests/browser/test_browser_rules.py) with the
+terminal's drawing for readers without JavaScript, and ``ludoteca rules`` draws them with the
+terminal board.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 import shlex
@@ -26,7 +34,16 @@ from ludoteca.commands.rules import terminal_language
 from ludoteca.core.game import Game
 from ludoteca.registry import GAMES, game_class
 from ludoteca.web.app import create_app
-from ludoteca.web.rules import COOKIE, LANGUAGES, accepted_language, render_markdown
+from ludoteca.web.rules import (
+    COOKIE,
+    LANGUAGES,
+    accepted_language,
+    diagram_blocks,
+    drawing_text,
+    legend,
+    parse_diagram,
+    render_markdown,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -81,10 +98,12 @@ def test_every_game_has_its_rules_page_in_both_languages(client: TestClient, nam
     assert response.headers["content-language"] == lang
     page = response.text
     assert f'<html lang="{lang}">' in page
-    assert render_markdown(text, name) in page  # the whole text, rendered
+    assert render_markdown(text, name, lang) in page  # the whole text, rendered
     assert f"<h1>{first_heading(text)}" in page.replace("&quot;", '"')
     assert 'class="rules-note"' not in page  # no "not yet translated" note
-    assert "<script" not in page and "style=" not in page  # nothing the CSP would block
+    # nothing the CSP would block: one module script of our own (it draws the diagrams), no inline one
+    assert re.findall(r"<script[^>]*>", page) == ['<script type="module" src="/static/js/rules.js">']
+    assert "style=" not in page
     # the language switch (both languages, the current one marked) and the way back to the lobby
     assert f'href="/rules/{name}?lang=en"' in page and f'href="/rules/{name}?lang=it"' in page
     assert re.search(rf'href="/rules/{name}\?lang={lang}"[^>]*aria-current="true"', page)
@@ -311,3 +330,150 @@ def test_cli_rules_in_italian_piped_into_head_has_no_traceback() -> None:
     out = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0 and out.stderr == ""
     assert len(out.stdout.splitlines()) == 4
+
+
+# --- diagrams: ```position blocks drawn by the games' own renderers ----------------------------
+
+def blocks(name: str, lang: str) -> list[str]:
+    return [source for _line, source in diagram_blocks(game_class(name).rules_text(lang) or "")]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("name", GAMES)
+def test_every_diagram_block_is_a_position_the_engine_reads_and_its_steps_are_legal(name: str, lang: str) -> None:
+    sources = blocks(name, lang)
+    assert len(sources) >= 2, f"{name}/{lang}: the page has its drawings"
+    for source in sources:
+        diagram = parse_diagram(name, source, lang)  # ValueError for a position or step the engine refuses
+        for board in diagram.boards:
+            state = board.state
+            # a position the engine writes back as it reads it
+            again = state.game.state_from_json(state.to_json())
+            assert again.to_json() == state.to_json()
+            legal = [] if state.is_chance_node() or state.is_terminal() else \
+                [state.action_to_json(a) for a in state.legal_actions()]
+            assert all(a in legal for a in board.highlight)  # only legal moves are highlighted
+        assert diagram.caption.strip() and all(diagram.names)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_both_languages_draw_the_same_positions(name: str) -> None:
+    english = [parse_diagram(name, s, "en") for s in blocks(name, "en")]
+    italian = [parse_diagram(name, s, "it") for s in blocks(name, "it")]
+    assert len(english) == len(italian)
+    for en, it in zip(english, italian, strict=True):
+        assert [b.state.to_json() for b in en.boards] == [b.state.to_json() for b in it.boards]
+        assert [b.highlight for b in en.boards] == [b.highlight for b in it.boards]
+        assert en.caption != it.caption  # the caption is in the page's language
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("name", GAMES)
+def test_the_page_shows_a_figure_per_diagram_block_with_a_text_drawing(client: TestClient, name: str,
+                                                                         lang: str) -> None:
+    page = client.get(f"/rules/{name}", params={"lang": lang}).text
+    sources = blocks(name, lang)
+    figures = re.findall(r'<figure class="rules-figure" id="figure-(\d+)" data-figure="\d+" data-boards="(\d+)">', page)
+    assert [int(n) for n, _boards in figures] == list(range(1, len(sources) + 1))
+    assert "```" not in page and '"position"' not in page.split("<figure")[0]  # no raw JSON shown as text
+    for (_n, count), source in zip(figures, sources, strict=True):
+        diagram = parse_diagram(name, source, lang)
+        assert int(count) == len(diagram.boards)
+    assert page.count('<svg class="rules-board"') == sum(int(count) for _n, count in figures)
+    assert page.count("<noscript><pre class=\"rules-drawing\">") == len(sources)
+    assert page.count("<figcaption>") == len(sources)
+    if lang == "it":
+        assert "Prima" in page or "Dopo" in page or "Passo" in page or "Giocatore" in page or "Anna" in page
+
+
+def test_a_board_carries_what_the_client_draws(client: TestClient) -> None:
+    """Each <svg> holds the position and its highlights as JSON (escaped), for the game's render(ctx)."""
+    name = GAMES[0]
+    page = client.get(f"/rules/{name}", params={"lang": "en"}).text
+    first = re.search(r'<svg class="rules-board"[^>]*data-board="([^"]*)"', page)
+    assert first is not None
+    data = json.loads(html.unescape(first.group(1)))
+    assert set(data) == {"pos", "legal", "ui", "events", "names", "you"}
+    diagram = parse_diagram(name, blocks(name, "en")[0], "en")
+    assert data["pos"] == diagram.boards[0].state.to_json() and data["names"] == diagram.names
+
+
+@pytest.mark.parametrize(
+    ("block", "error"),
+    [
+        ("not json", "not JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"position": {}}', "caption"),
+        ('{"caption": "x"}', "position"),
+        ('{"caption": "x", "position": {"players": 2}, "colour": 1}', "unknown keys"),
+        ('{"caption": "x", "position": {"players": 2, "nonsense": true}}', ""),
+    ],
+)
+def test_a_broken_diagram_block_is_a_clear_error_in_the_page(client: TestClient, fixture_game: str, block: str,
+                                                             error: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = f"# Fixture rules\n\n```position\n{block}\n```\n\nAfter.\n"
+
+    def rules_text(cls: type[Game], lang: str = "en") -> str | None:
+        return text
+
+    monkeypatch.setattr(game_class(fixture_game), "rules_text", classmethod(rules_text))
+    response = client.get(f"/rules/{fixture_game}", params={"lang": "en"})
+    assert response.status_code == 200
+    assert "This drawing cannot be shown:" in response.text and error in response.text
+    assert "<p>After.</p>" in response.text and "<figure" not in response.text
+    with pytest.raises(ValueError):
+        parse_diagram(fixture_game, block)
+
+
+def test_a_step_that_is_not_legal_is_refused() -> None:
+    name = GAMES[0]
+    data = json.loads(blocks(name, "en")[0])
+    data["then"] = [{"pass": True, "no": "such move"}]
+    with pytest.raises(ValueError, match="step 1"):
+        parse_diagram(name, json.dumps(data))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_cli_rules_draws_the_diagrams_with_the_terminal_board(name: str) -> None:
+    out = run("rules", name, "--lang", "it", LANG="en_US.UTF-8")
+    assert out.returncode == 0 and out.stderr == ""
+    diagrams = [parse_diagram(name, s, "it") for s in blocks(name, "it")]
+    assert '"position"' not in out.stdout and '"caption"' not in out.stdout  # drawn, not the raw JSON
+    at = 0
+    for diagram in diagrams:  # every drawing, in order: its boards, the seats' names, the caption
+        for board in diagram.boards:
+            if board.label:
+                found = out.stdout.find(board.label, at)
+                assert found >= 0, board.label
+                at = found
+        legend = " · ".join(f"{'ABCDEF'[i]} {n}" for i, n in enumerate(diagram.names))
+        assert out.stdout.find(legend, at) >= 0, legend
+        at = out.stdout.find(legend, at)
+
+
+def test_cli_rules_tri_in_italian_draws_the_battle_in_italian() -> None:
+    out = run("rules", "tri", "--lang", "it", LANG="en_US.UTF-8")
+    assert out.returncode == 0 and out.stderr == ""
+    # the terminal board of TRI (games/tri/board.py) in Italian, with the battle as the viewer sees it
+    board_title = "TRI — "
+    assert out.stdout.count(board_title) >= len(blocks("tri", "it"))
+    assert "Bruno sceglie la sua carta" in out.stdout and "Dopo la rivelazione" in out.stdout
+    assert "evidenziate:" in out.stdout
+    assert "A Anna · B Bruno" in out.stdout
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_without_javascript_each_figure_shows_the_terminal_drawing_in_the_pages_language(client: TestClient,
+                                                                                          name: str) -> None:
+    drawn = {}
+    for lang in LANGUAGES:
+        page = client.get(f"/rules/{name}", params={"lang": lang}).text
+        texts = [html.unescape(t) for t in re.findall(r'<noscript><pre class="rules-drawing">(.*?)</pre></noscript>',
+                                                        page, re.S)]
+        diagrams = [parse_diagram(name, s, lang) for s in blocks(name, lang)]
+        assert texts == [drawing_text(d, lang) for d in diagrams]
+        for text, diagram in zip(texts, diagrams, strict=True):
+            assert text.endswith(legend(diagram))
+            assert "evidenziate:" in text or "highlighted:" in text or not any(b.highlight for b in diagram.boards)
+        drawn[lang] = texts
+    assert drawn["en"] != drawn["it"]  # the boards' own words follow the page (board.py's translations)

@@ -14,6 +14,7 @@ import ludoteca.games.exactly as exactly
 import ludoteca.games.tohm as tohm
 from ludoteca.games.exactly import ExactlyGame
 from ludoteca.games.tohm import AREA_BY_PLAYERS, TohmGame, default_layout
+from ludoteca.web.rules import Diagram, diagram_blocks, parse_diagram
 
 LANGS = ("en", "it")
 GAMES: dict[str, tuple[Any, Any]] = {"exactly": (exactly, ExactlyGame), "tohm": (tohm, TohmGame)}
@@ -43,7 +44,7 @@ def section(text: str, title: str) -> str:
 def test_page_exists_and_is_complete(game: str, lang: str) -> None:
     text = page(game, lang)
     assert text.lower().startswith(f"# {game}")
-    assert 80 <= len(text.splitlines()) <= 170
+    assert 80 <= len(text.splitlines()) <= 260
     assert len(headings(text)) >= 9
     assert text.count("```") % 2 == 0, "an unclosed code block"
     for marker in ("TODO", "TBD", "FIXME", "XXX"):
@@ -93,9 +94,14 @@ def test_tohm_numbers_and_board(lang: str) -> None:
     for players, (rows, cols) in AREA_BY_PLAYERS.items():
         area = f"{rows}×{cols}" if rows == cols else f"{rows} {rows_word} × {cols}"
         assert re.search(rf"^\| {players} \| [^|]*{re.escape(area)}", text, re.MULTILINE), players
-    # The default board drawn on the page is the engine's, row by row.
-    for r, row in enumerate(default_layout(5)):
-        assert f"   {r}  " + " ".join(map(str, row)) in text
+    # The whole board drawn on the page (a diagram of an empty five-player game) is the engine's.
+    boards = [d.boards[0].state.to_json() for d in diagrams("tohm", lang)]
+    assert any(b["players"] == 5 and b["layout"] == default_layout(5) for b in boards)
+
+
+def diagrams(game: str, lang: str) -> list[Diagram]:
+    text = page(game, lang)
+    return [parse_diagram(game, source, lang) for _line, source in diagram_blocks(text)]
 
 
 def exactly_state(piles: list[dict[str, int]], bank: dict[str, int], roll: Any) -> Any:
@@ -139,11 +145,12 @@ def tohm_state(board: list[list[int | None]], roll: int) -> Any:
     })
 
 
-def test_tohm_example_board_is_the_two_player_area() -> None:
+def test_tohm_examples_are_drawn_on_the_two_player_area() -> None:
     for lang in LANGS:
-        text = page("tohm", lang)
-        for r, row in enumerate(default_layout(2)):
-            assert re.search(rf"^  {r}    " + r"   ".join(rf"{n} [RB.]" for n in row), text, re.MULTILINE)
+        two = [d for d in diagrams("tohm", lang) if d.boards[0].state.to_json()["players"] == 2]
+        assert len(two) >= 5  # the three kinds of roll, a tris and two tris at once
+        for d in two:
+            assert d.boards[0].state.to_json()["layout"] == default_layout(2)
 
 
 def test_tohm_example_1_a_tris() -> None:
@@ -169,3 +176,41 @@ def test_tohm_layout_example_is_accepted() -> None:
     assert match is not None
     game = ludoteca.load_game("tohm", players=2, layout=match.group(1))
     assert game.new_initial_state().to_json()["layout"] == [[3, 4, 5], [5, 6, 3], [4, 3, 6]]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_tohm_dice_faces_and_tris_are_drawn(lang: str) -> None:
+    """The drawings show what 1, 2 and 3-6 do, a tris and two tris at once, played by the engine."""
+    rolls, trophies = set(), []
+    for d in diagrams("tohm", lang):
+        first, last = d.boards[0].state.to_json(), d.boards[-1].state.to_json()
+        if len(d.boards) > 1:
+            rolls.add(first["roll"])
+            trophies.append(last["trophies"][0] - first["trophies"][0])
+    assert {1, 2} <= rolls and rolls & {3, 4, 5, 6}
+    assert 1 in trophies and 2 in trophies
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_exactly_four_kinds_of_move_are_drawn_before_and_after(lang: str) -> None:
+    kinds = set()
+    for d in diagrams("exactly", lang):
+        if len(d.boards) != 2 or d.boards[0].state.to_json()["players"] != 3:
+            continue
+        (move,) = d.boards[0].highlight
+        mover = d.boards[0].state.to_json()["to_move"]
+        ends = {move["from"], move["to"]}
+        kinds.add("a" if ends == {"bank", mover} else "b" if mover in ends else "c" if "bank" in ends else "d")
+    assert kinds == {"a", "b", "c", "d"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_exactly_draws_the_150_cent_limit(lang: str) -> None:
+    found = False
+    for d in diagrams("exactly", lang):
+        position = d.boards[0].state.to_json()
+        full = [i for i, pile in enumerate(position["piles"]) if sum(int(c) * n for c, n in pile.items()) > 150]
+        if full and d.boards[0].highlight:
+            assert all(move["to"] not in full for move in d.boards[0].highlight)
+            found = True
+    assert found

@@ -11,6 +11,7 @@ import ludoteca.games.exagon as exagon
 import ludoteca.games.tri as tri
 from ludoteca.games.exagon import ExagonGame
 from ludoteca.games.tri import TriGame
+from ludoteca.web.rules import Diagram, diagram_blocks, parse_diagram
 
 LANGS = ("en", "it")
 GAMES = {"tri": (tri, TriGame), "exagon": (exagon, ExagonGame)}
@@ -38,7 +39,7 @@ def table_row(text: str, *cells: str) -> bool:
 def test_page_exists_and_is_a_complete_page(game: str, lang: str) -> None:
     text = page(game, lang)
     assert text.startswith(f"# {game.upper()}")
-    assert 100 <= len(text.splitlines()) <= 200
+    assert 100 <= len(text.splitlines()) <= 300
     assert len(headings(text)) >= 10
     assert text.count("```") % 2 == 0, "an unclosed code block"
     for marker in ("TODO", "TBD", "FIXME", "XXX"):
@@ -115,3 +116,39 @@ def test_seed_wording_is_quoted() -> None:
     assert "finire per primi le tessere" in flat(page("exagon", "it"))
     assert "stella con il numero 39" in flat(page("exagon", "it"))
     assert "andrà a vantaggio del giocatore alla sua sinistra" in flat(page("exagon", "it"))
+
+
+def drawn(game: str, lang: str) -> list[Diagram]:
+    return [parse_diagram(game, source, lang) for _line, source in diagram_blocks(page(game, lang))]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_tri_draws_a_battle_with_both_dice_and_both_cards(lang: str) -> None:
+    battles = [b.state.to_json()["battle"] for d in drawn("tri", lang) for b in d.boards
+               if b.state.to_json()["battle"]]
+    assert any(all(x["attacker_roll"] is not None for x in [battle]) and battle["defender_roll"] is not None
+               and battle["attacker_card"] is not None and battle["defender_card"] is not None for battle in battles)
+    # the worked example: 5 + 2 against 6 + 0 (Anna takes the triangle), and the same battle lost to +3
+    outcomes = []
+    for d in drawn("tri", lang):
+        first = d.boards[0].state.to_json()
+        if first["battle"] and len(d.boards) > 1:
+            outcomes.append((first["battle"]["target"], d.boards[-1].state.to_json()["owner"].get("1,2,W")))
+    assert ("1,2,W", 0) in outcomes and ("1,2,W", 1) in outcomes
+    # the board: a triangle's three neighbours across the torus's edge
+    assert any(sorted(map(str, d.boards[0].highlight)) == sorted(map(str, [{"expand": [0, 1, "E"]},
+               {"expand": [0, 1, "W"]}, {"expand": [3, 1, "S"]}])) for d in drawn("tri", lang))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_exagon_draws_a_bonus_chain_and_a_perfect_fit(lang: str) -> None:
+    chain = fit = False
+    for d in drawn("exagon", lang):
+        seen = [(b.state.to_json()["placed_this_turn"], b.state.to_json()["bonus"]) for b in d.boards]
+        if (2, 1) in seen and seen[-1] == (3, 0):  # a bonus earned with 3 connections, then spent on 1
+            chain = True
+        kinds = {e["kind"] for b in d.boards for e in b.events}
+        if "perfect_fit" in kinds:
+            assert d.boards[-1].state.is_terminal() and d.boards[-1].state.returns()[0] == 1
+            fit = True
+    assert chain and fit

@@ -268,7 +268,10 @@ def test_a_table_left_waiting_with_every_seat_taken_starts_on_reload(tmp_path: P
         made = create(client, "tohm", open_seats(2))
         repo = client.app.state.lobby.repo
         # what the old two-step join left after a kill -9: the seat stored, the start not
-        repo.append_batch([AppendRequest(made["id"], 0, [], seats=[(1, SeatData("human", None, "Bob", "0" * 64))])])
+        # on the server's own storage thread: the repository's writer connection is not shared between threads
+        lobby = client.app.state.lobby
+        lobby._db.submit(repo.append_batch, [AppendRequest(made["id"], 0, [], seats=[(1, SeatData(
+            "human", None, "Bob", "0" * 64))])]).result(timeout=30)
     with server(tmp_path, url) as client:
         assert client.get(f"/api/tables/{made['id']}").json()["status"] == "playing"
         stored = client.app.state.lobby.repo.load_table(made["id"])

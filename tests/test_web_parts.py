@@ -511,8 +511,9 @@ def test_every_event_of_a_game_has_a_readable_text(game: str, tmp_path: Path) ->
     static = Path(__file__).parent.parent / "src" / "ludoteca" / "web" / "static" / "js"
     package = Path(__file__).parent.parent / "src" / "ludoteca" / "games" / game
     (tmp_path / "common.js").write_text((static / "common.js").read_text())
+    (tmp_path / "i18n.js").write_text((static / "i18n.js").read_text())  # English outside a page
     (tmp_path / "client.js").write_text((package / "client.js").read_text().replace("/static/js/common.js",
-                                                                                   "./common.js"))
+                                        "./common.js").replace("/static/js/i18n.js", "./i18n.js"))
     (tmp_path / "run.mjs").write_text(_NODE_SCRIPT)
     state = load_game(game, players=3 if game != "tohm" else 2).new_initial_state()
     rng = _random.Random(3)

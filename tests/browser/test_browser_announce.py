@@ -10,11 +10,21 @@ highlighted.
 from __future__ import annotations
 
 import random
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ludoteca.core.game import Game, State
+from ludoteca.core.registry import load_game
+from ludoteca.web.launch import running_server
+from ludoteca.web.lobby import new_table_id
+from ludoteca.web.repository import AppendRequest, Repository, SeatData, TableData, database_url
+from ludoteca.web.tables import hash_token
 from tests.browser.test_browser_play import click_move, create_via_lobby, state, wait_seq_above, wait_state
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -114,3 +124,267 @@ def test_tohm_announces_tris_and_the_end_and_marks_the_last_move(server: str, br
     assert errors == [] and errors_s == []
     ctx.close()
     ctx_s.close()
+
+
+# --- every kind of announcement (issue 12), on tables stored at the very move that makes it ---------
+#
+# A seeded game is played by the engine until the human (seat 0, "Ann") is to move where a legal
+# move makes the event; the table is stored with that record (repository API, as the server stores
+# tables) and served by a real server; Ann opens it and plays the move by clicking the board. The
+# announcement is watched as it appears, with the log's own words, in the page's language.
+
+Finder = Callable[[State], list[dict[str, Any]] | None]
+
+
+def search(game: str, players: int, options: dict[str, Any], pick: Finder, seeds: range,
+           steps: int = 1500) -> tuple[Game, list[tuple[int | None, dict[str, Any]]], list[dict[str, Any]]]:
+    """Seeded random games until ``pick`` (asked whenever seat 0 is to move) names the moves to make."""
+    g = load_game(game, players=players, **options)
+    for seed in seeds:
+        rng = random.Random(seed)
+        st = g.new_initial_state()
+        record: list[tuple[int | None, dict[str, Any]]] = []
+        for _ in range(steps):
+            if st.is_terminal():
+                break
+            seat: int | None
+            if st.is_chance_node():
+                outcomes = st.chance_outcomes()
+                action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+                seat = None
+            else:
+                seat = st.current_player()
+                if seat == 0:
+                    final = pick(st)
+                    if final:
+                        return g, record, final
+                action = rng.choice(st.legal_actions())
+            record.append((seat, st.action_to_json(action)))
+            st.apply_action(action)
+    raise AssertionError(f"no {game} position found for the scenario")
+
+
+def after(st: State, *moves: dict[str, Any]) -> tuple[State, list[str]]:
+    """The position after ``moves`` and the kinds of their events."""
+    c = st.clone()
+    seen: list[str] = []
+    for m in moves:
+        seen += [e.kind for e in c.apply_action(c.action_from_json(m))]
+    return c, seen
+
+
+def legal_json(st: State) -> list[dict[str, Any]]:
+    return [st.action_to_json(a) for a in st.legal_actions()]
+
+
+def tohm_tris(st: State) -> list[dict[str, Any]] | None:
+    for a in legal_json(st):
+        if "place" in a and "tris" in after(st, a)[1]:
+            return [a]
+    return None
+
+
+def exactly_euro(st: State) -> list[dict[str, Any]] | None:
+    for a in legal_json(st):
+        if "coin" in a:
+            kinds = after(st, a)[1]
+            if "euro" in kinds and "new_round" in kinds and a["from"] != a["to"]:
+                return [a]
+    return None
+
+
+def tri_battle_void(st: State) -> list[dict[str, Any]] | None:
+    battle = st.observation(0).get("battle")
+    if not battle or battle["step"] != "defender_card":
+        return None
+    for a in legal_json(st):
+        c, kinds = after(st, a)
+        if "battle" in kinds and c.observation(0).get("battle", {}) and c.current_player() == 0:
+            voids = [v for v in legal_json(c) if "void" in v]
+            if voids:
+                return [a, voids[0]]
+    return None
+
+
+def single_target(st: State, a: dict[str, Any]) -> bool:
+    """A placement or an expansion that is the only action on its triangle (one click plays it)."""
+    kind = next(iter(a))
+    if kind not in ("place", "expand"):
+        return False
+    targets = [b["teleport"]["to"] if "teleport" in b else next(iter(b.values())) for b in legal_json(st)]
+    return targets.count(a[kind]) == 1
+
+
+def tri_elimination(st: State) -> list[dict[str, Any]] | None:
+    for a in legal_json(st):
+        if single_target(st, a):
+            kinds = after(st, a)[1]
+            if "eliminated" in kinds and "elimination_income" in kinds:
+                return [a]
+    return None
+
+
+def tri_income(st: State) -> list[dict[str, Any]] | None:
+    """A move that ends the third round: the last player's turn, or the battle Ann defends in it."""
+    def income(c: State) -> bool:
+        return c.is_chance_node() and c.observation(None)["phase"] == "income_roll"
+
+    for a in legal_json(st):
+        if "card" not in a and not single_target(st, a):
+            continue
+        c, _ = after(st, a)
+        if income(c):
+            return [a]
+        if not c.is_chance_node() and c.current_player() == 0:
+            for v in legal_json(c):
+                if "void" in v and income(after(c, v)[0]):
+                    return [a, v]
+    return None
+
+
+def exagon_bonus(st: State) -> list[dict[str, Any]] | None:
+    for a in legal_json(st):
+        if "place" in a:
+            c, kinds = after(st, a)
+            if "bonus_earned" in kinds and not c.is_terminal() and {"stop": True} in legal_json(c):
+                return [a, {"stop": True}]
+    return None
+
+
+def exagon_perfect(st: State) -> list[dict[str, Any]] | None:
+    for a in legal_json(st):
+        if "place" in a and "perfect_fit" in after(st, a)[1]:
+            return [a]
+    return None
+
+
+def exagon_turn(st: State) -> list[dict[str, Any]] | None:
+    obs = st.observation(None)
+    return [{"wait": True}] if obs["phase"] == "turn" and obs["placed_this_turn"] == 0 else None
+
+
+# a tile set where nearly everything fits (five sides of 5): a perfect fit comes soon
+EASY_TILES = [{"id": i, "sides": [5, 5, 5, 5, 5, v], "star": 25 + (v if isinstance(v, int) else 0), "star_points": 3}
+              for i, v in enumerate([1, 2, 3, 4, 6, 7, 8, 9, "J", "X"])] + [
+    {"id": 10 + i, "sides": [5, 5, 5, 5, a, b], "star": 20 + a + b, "star_points": 3}
+    for i, (a, b) in enumerate([(1, 2), (2, 1), (3, 4), (4, 3), (6, 7), (7, 6), (8, 9), (9, 8), (1, 3), (3, 1),
+                                (2, 4), (4, 2), (6, 8), (8, 6), (7, 9), (9, 7), (1, 4), (4, 1), (2, 3), (3, 2)])]
+
+# name: game, players, options, finder, seeds, the page's language, the announcements expected (prefixes)
+SCENARIOS: dict[str, tuple[str, int, dict[str, Any], Finder, range, str, list[str]]] = {
+    "tohm-tris": ("tohm", 2, {}, tohm_tris, range(1, 200), "it", ["tris per Ann"]),
+    "exactly-euro": ("exactly", 2, {}, exactly_euro, range(1, 200), "en",
+                     ["exactly 100¢: ", "new round: every coin goes back to the bank"]),
+    "tri-battle-void": ("tri", 2, {}, tri_battle_void, range(1, 200), "it", ["battaglia su ", "Ann svuota l'unità"]),
+    "tri-elimination": ("tri", 3, {}, tri_elimination, range(1, 300), "en",
+                        [" is out", "new cards for the elimination: "]),
+    "tri-income": ("tri", 2, {}, tri_income, range(1, 200), "en", ["new cards: the income die shows "]),
+    "exagon-bonus": ("exagon", 2, {"clock": None}, exagon_bonus, range(1, 300), "en",
+                     ["Ann earns ", "Ann loses "]),
+    "exagon-perfect": ("exagon", 2, {"clock": None, "tiles": EASY_TILES}, exagon_perfect, range(189, 600), "en",
+                       ["a perfect fit for Ann!", "game over"]),
+    "exagon-hourglass": ("exagon", 2, {"clock": 10}, exagon_turn, range(1, 50), "en", ["Ann's hourglass ran out"]),
+}
+
+
+def store_tables(data: str, scenarios: dict[str, tuple[str, int, dict[str, Any], Finder, range]]
+                 ) -> dict[str, tuple[str, str, list[dict[str, Any]]]]:
+    """One stored table per scenario, as the server stores tables (name -> (table id, Ann's token, moves)):
+    Ann (seat 0) is to move where the scenario's finder stopped; the other seats are people away."""
+    repo = Repository(database_url(data, None))
+    tables = {}
+    try:
+        for name, (game, players, options, finder, seeds) in scenarios.items():
+            g, record, moves = search(game, players, options, finder, seeds)
+            token = secrets.token_urlsafe(16)
+            others = ["Bob", "Cy"][:players - 1]
+            seats = [SeatData("human", None, "Ann", hash_token(token))] + [
+                SeatData("human", None, other, hash_token(secrets.token_urlsafe(16))) for other in others]
+            now = time.time()
+            table = TableData(id=new_table_id(), game=game, options=g.record_options(), seed=1, status="playing",
+                              created_at=now, updated_at=now, seats=seats)
+            repo.create_table(table)
+            repo.append_batch([AppendRequest(table_id=table.id, first_seq=0, actions=record)])
+            tables[name] = (table.id, token, moves)
+    finally:
+        repo.close()
+    return tables
+
+
+def open_as_ann(page: Any, base: str, table_id: str, token: str) -> None:
+    """Ann's browser: her seat's token is kept (as after she sat down), and the table opens."""
+    page.goto(base + "/")
+    page.evaluate("([id, token]) => localStorage.setItem(`ludoteca.seat.${id}`, JSON.stringify({seat: 0, token}))",
+                  [table_id, token])
+    page.goto(f"{base}/t/{table_id}")
+
+
+@pytest.fixture(scope="module")
+def stored() -> Iterator[tuple[str, dict[str, tuple[str, str, list[dict[str, Any]]]]]]:
+    """A server whose data holds one table per scenario."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as data:
+        tables = store_tables(data, {name: sc[:5] for name, sc in SCENARIOS.items()})
+        with running_server(data, "--ai-delay", "0.2") as base:
+            yield base, tables
+
+
+def play_move(page: Any, game: str, move: dict[str, Any]) -> None:
+    """Ann's move, made on the board as a person makes it (clicks, and a button where the game has one)."""
+    board = page.locator("#board")
+    if "wait" in move:
+        return
+    if game == "tohm":
+        board.locator(f'[data-cell="{move["place"][0]},{move["place"][1]}"]').click()
+    elif game == "exactly":
+        board.locator(f'.stack.legal[data-cell="{move["from"]}:{move["coin"]}"]').click()
+        board.locator(f'.pile.dest[data-pile="{move["to"]}"]').click(position={"x": 14, "y": 14})
+    elif game == "tri":
+        if "card" in move:
+            board.locator(f'.card.legal[data-card="{move["card"]}"]').first.click()
+        else:
+            kind = next(iter(move))
+            board.locator(f'.highlights [data-tri="{",".join(map(str, move[kind]))}"]').click()
+    elif game == "exagon":
+        if "stop" in move:
+            page.click("#stop")
+            return
+        p = move["place"]
+        board.locator(f'[data-hand-tile="{p["tile"]}"]').click()
+        board.locator(f'.spot.legal[data-spot="{p["at"][0]},{p["at"][1]}"]').click()
+        page.click("#place")
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_every_kind_of_event_is_announced(name: str, stored: tuple[str, dict[str, Any]], browser: Any,
+                                          artifacts: Path) -> None:
+    base, tables = stored
+    game, _, _, _, _, lang, expected = SCENARIOS[name]
+    table_id, token, moves = tables[name]
+    ctx, page, errors = open_page(browser, locale="it-IT" if lang == "it" else "en-US")
+    open_as_ann(page, base, table_id, token)
+    # (the hourglass runs from when the server loads the table: it may run out while the page loads)
+    wait_state(page, "s.you === 0" if "wait" in moves[0] else "s.you === 0 && s.mine")
+    page.evaluate(WATCH_JS)
+    page.screenshot(path=str(artifacts / f"announce-{name}-{lang}-before.png"))
+    for move in moves:
+        seq = state(page)["seq"]
+        play_move(page, game, move)
+        if "wait" not in move:
+            wait_seq_above(page, seq)
+            if move is not moves[-1]:
+                wait_state(page, "s.mine")
+    for prefix in expected:
+        page.wait_for_function("(p) => (window.__announced || []).some((t) => t.includes(p))", arg=prefix,
+                               timeout=20_000)
+    shown = announced(page)
+    page.screenshot(path=str(artifacts / f"announce-{name}-{lang}.png"))
+    log = " · ".join(log_lines(page))
+    for prefix in expected:
+        text = next(t for t in shown if prefix in t)
+        # a clear sentence: whole words, the numbers filled in, and the same words in the log
+        assert not re.search(r"undefined|\{\w+\}|NaN", text), text
+        assert text in log, (text, log)
+    assert errors == []
+    ctx.close()

@@ -2,7 +2,9 @@
 
 A new player opens the lobby, picks a game, follows its "Rules" link, reads the page, switches to
 Italian (the choice sticks on the next visit), goes back to the lobby; an Italian browser gets the
-Italian page first; the table page links to its game's rules. Screenshots go to ``test-artifacts/``.
+Italian page first; the table page links to its game's rules; every diagram of every page, in both
+languages, at 1280x800 and 390x844, is drawn as SVG by the game's own client and fits the width;
+without JavaScript the terminal's drawings show instead. Screenshots go to ``test-artifacts/``.
 """
 
 from __future__ import annotations
@@ -117,5 +119,57 @@ def test_the_table_links_to_its_games_rules_in_a_new_tab(server: str, browser: A
         assert rules.locator("#rules h1").inner_text().strip()
         assert page.url.endswith(table["url"])  # the table stays open
         assert not errors, errors
+    finally:
+        ctx.close()
+
+
+SIZES = {"1280": {"width": 1280, "height": 800}, "390": PHONE}
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+@pytest.mark.parametrize("name", GAMES)
+def test_every_diagram_is_drawn_by_the_games_own_client(server: str, browser: Any, artifacts: Path, name: str,
+                                                        lang: str) -> None:
+    """Each figure of the page holds boards drawn as SVG by /games/<name>/client.js, at desktop and phone
+    sizes, scaled to the width (no sideways scroll); the captions are in the page's language."""
+    for size, viewport in SIZES.items():
+        phone = size == "390"
+        ctx, page, errors = new_page(browser, viewport=viewport, locale="it-IT" if lang == "it" else "en-US",
+                                     has_touch=phone, is_mobile=phone)
+        try:
+            page.goto(f"{server}/rules/{name}?lang={lang}")
+            page.locator("body.diagrams-drawn").wait_for()
+            figures = page.locator("figure.rules-figure")
+            assert figures.count() >= 2
+            boards = page.locator("figure.rules-figure svg.rules-board")
+            assert boards.count() >= figures.count()
+            for k in range(boards.count()):
+                board = boards.nth(k)
+                assert board.get_attribute("data-drawn") == "true", k
+                assert board.locator("polygon, rect, circle").count() >= 4, k  # a board was drawn, not an error
+                box = board.bounding_box()
+                assert box is not None and box["width"] <= viewport["width"] and box["height"] > 60
+            for k in range(figures.count()):
+                assert figures.nth(k).locator("figcaption").inner_text().strip()
+            assert page.locator("noscript").count() == figures.count()  # the text fallback is kept
+            assert no_horizontal_scroll(page), f"{name}/{lang} scrolls sideways at {size}"
+            figures.first.scroll_into_view_if_needed()
+            page.screenshot(path=str(artifacts / f"rules-{name}-{lang}-{size}-figure.png"))
+            page.screenshot(path=str(artifacts / f"rules-{name}-{lang}-{size}-full.png"), full_page=True)
+            assert not errors, errors
+        finally:
+            ctx.close()
+
+
+def test_without_javascript_the_page_shows_the_terminal_drawings(server: str, browser: Any, artifacts: Path) -> None:
+    name = GAMES[0]
+    ctx, page, _errors = new_page(browser, viewport=PHONE, java_script_enabled=False, locale="it-IT")
+    try:
+        page.goto(f"{server}/rules/{name}?lang=it")
+        drawings = page.locator("pre.rules-drawing")
+        assert drawings.count() == page.locator("figure.rules-figure").count() >= 2
+        assert "A Anna" in drawings.first.inner_text()
+        assert no_horizontal_scroll(page)
+        page.screenshot(path=str(artifacts / f"rules-{name}-it-390-nojs.png"))
     finally:
         ctx.close()

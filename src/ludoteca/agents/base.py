@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ludoteca.core.game import Action, State
+from ludoteca.core.i18n import _
 from ludoteca.core.options import parse_option_text
 
 
@@ -24,7 +25,8 @@ class Agent(ABC):
 
     def __init__(self, seed: int | None = None, **params: Any) -> None:
         if params:
-            raise ValueError(f"agent {self.name!r} has no parameter {sorted(params)[0]!r}")
+            raise ValueError(_("agent {agent} has no parameter {name}").format(
+                agent=repr(self.name), name=repr(sorted(params)[0])))
         self.seed = seed
         self.rng = random.Random(seed)
 
@@ -70,13 +72,14 @@ def agent_names() -> list[str]:
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"mcts:iterations=2000:seconds=1"`` -> ``("mcts", {"iterations": 2000, "seconds": 1})``."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError("an agent spec is a name such as 'random', 'heuristic' or 'mcts:iterations=500'")
+        raise ValueError(_("an agent spec is a name such as 'random', 'heuristic' or 'mcts:iterations=500'"))
     name, *parts = spec.strip().split(":")
     params: dict[str, Any] = {}
     for part in parts:
         key, sep, value = part.partition("=")
         if not sep or not key:
-            raise ValueError(f"agent parameter {part!r} in {spec!r} is not KEY=VALUE")
+            raise ValueError(_("agent parameter {part} in {spec} is not KEY=VALUE").format(
+                part=repr(part), spec=repr(spec)))
         params[key.strip()] = parse_option_text(value)
     return name.strip().lower(), params
 
@@ -89,14 +92,15 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None) -> A
     _load_builtin()
     name, params = parse_spec(spec)
     if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; the agents are: {', '.join(sorted(_REGISTRY))}")
+        raise ValueError(_("unknown agent {name}; the agents are: {names}").format(
+            name=repr(name), names=", ".join(sorted(_REGISTRY))))
     factory = _REGISTRY[name]
     if game is not None and getattr(factory, "wants_game", False):
         params["game"] = game
     try:
         return factory(seed=seed, **params)
     except TypeError as exc:
-        raise ValueError(f"agent {name!r}: {exc}") from None
+        raise ValueError(_("agent {name}: {error}").format(name=repr(name), error=exc)) from None
 
 
 _loaded = False

@@ -12,7 +12,9 @@ import argparse
 import sys
 
 from ludoteca.cli import UsageError
-from ludoteca.commands.lab import add_run_arguments, build, check_backend
+from ludoteca.commands.lab import add_run_arguments, build, check_backend, played_text
+from ludoteca.core.i18n import _
+from ludoteca.i18n import use_language
 
 HELP = "pit agents against each other with seats rotated; win rates with 95% intervals"
 
@@ -32,11 +34,12 @@ def run(args: argparse.Namespace) -> int:
 
     from ludoteca.lab import stats
     from ludoteca.lab.metrics import agent_table
-    from ludoteca.lab.report import ci_text, pct, plural, pval
+    from ludoteca.lab.report import ci_text, dec, localize, pct, plural, pval, set_language
     from ludoteca.lab.runner import GameError
     from ludoteca.lab.session import run_spec
     from ludoteca.lab.store import StoreError
 
+    set_language(use_language(args.lang))
     check_backend(args)
     spec = build(args, sweeps=[], rotate=True, fill=True, detail=0)
     n = spec.players
@@ -44,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     if games % n:
         games += n - games % n
-        console.print(f"(playing {plural(games, 'game')}, a multiple of {n}, so that every agent plays every "
-                      "seat equally often)")
+        console.print(_("(playing {games}, a multiple of {n}, so that every agent plays every seat equally "
+                        "often)").format(games=plural(games, "game"), n=n))
     try:
         outcome = run_spec(spec, games, out=args.out, jobs=args.jobs, backend=args.backend,
                            address=args.address, connect_timeout=args.connect_timeout,
@@ -60,11 +63,13 @@ def run(args: argparse.Namespace) -> int:
     results = agent_table(spec, rows)
     from ludoteca.registry import game_class
 
-    title = (f"Arena: {game_class(spec.game).title} with {n} players, {plural(len(rows), 'game')}, seed {spec.seed} "
-             f"(seats rotated; lineup {', '.join(spec.lineup)})")
+    title = _("Arena: {title} with {n} players, {games}, seed {seed} (seats rotated; lineup {lineup})").format(
+        title=game_class(spec.game).title, n=n, games=plural(len(rows), "game"), seed=spec.seed,
+        lineup=", ".join(spec.lineup))
     t = Table(title=title, title_justify="left")
-    for col in ("agent", "seats", "win rate", "95% CI", "fair", "p", "wins", "by seat"):
-        t.add_column(col, justify="left" if col in ("agent", "by seat") else "right")
+    columns = (_("agent"), _("seats"), _("win rate"), _("95% CI"), _("fair"), "p", _("wins"), _("by seat"))
+    for i, col in enumerate(columns):
+        t.add_column(col, justify="left" if i in (0, 7) else "right")
     for a in results:
         by_seat = "  ".join(f"{b['seat']}: {pct(b['rate'])}" for b in a["by_seat"] if b["rate"] is not None)
         t.add_row(a["agent"], f"{a['instances']}/{n}", pct(a["rate"]), ci_text(a["ci"]), pct(a["fair"]),
@@ -74,16 +79,15 @@ def run(args: argparse.Namespace) -> int:
     limited = sum(1 for r in rows if r["limit"])
     turns = [r["turns"] for r in rows]
     rounds = [r["rounds"] for r in rows]
-    console.print(
-        f"draws (shared wins): {shared} ({pct(shared / len(rows) if rows else 0.0)})   "
-        f"stopped by turn_limit: {limited}   "
-        f"mean game length: {stats.mean(turns):.1f} turns ({stats.mean(rounds):.1f} rounds; "
-        f"median {stats.median(turns):g}, p90 {stats.percentile(turns, 90):g})"
-    )
-    console.print("win rate: mean return (a shared win counts 1/k); 95% CI: Wilson (on the effective "
-                  "sample size when wins are shared); p: test against the fair share (exact binomial, or z "
-                  "with the observed variance when wins are shared); wins: games won outright")
+    console.print(_(
+        "draws (shared wins): {shared} ({share})   stopped by turn_limit: {limited}   mean game length: {turns} "
+        "turns ({rounds} rounds; median {median}, p90 {p90})").format(
+        shared=shared, share=pct(shared / len(rows) if rows else 0.0), limited=limited,
+        turns=dec(stats.mean(turns), 1), rounds=dec(stats.mean(rounds), 1),
+        median=localize(f"{stats.median(turns):g}"), p90=localize(f"{stats.percentile(turns, 90):g}")))
+    console.print(_("win rate: mean return (a shared win counts 1/k); 95% CI: Wilson (on the effective "
+                    "sample size when wins are shared); p: test against the fair share (exact binomial, or z "
+                    "with the observed variance when wins are shared); wins: games won outright"))
     if outcome.played:
-        console.print(f"{plural(outcome.played, 'game')} in {outcome.seconds:.1f} s ({outcome.rate:,.1f} games/s, "
-                      f"{plural(outcome.jobs, 'job')}, {outcome.backend})")
+        console.print(played_text(outcome.played, outcome.seconds, outcome.rate, outcome.jobs, outcome.backend))
     return 0

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ludoteca.cli import UsageError
+from ludoteca.core.i18n import _
 from ludoteca.core.options import parse_option_text
 from ludoteca.registry import GAMES
 
@@ -27,7 +28,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
-            raise UsageError(f"--option takes NAME=VALUE, not {pair!r}")
+            raise UsageError(_("--option takes NAME=VALUE, not {pair}").format(pair=repr(pair)))
         options[name.strip()] = parse_option_text(value)
     return options
 

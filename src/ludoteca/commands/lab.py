@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_game_argument, add_option_arguments, parse_options
+from ludoteca.core.i18n import _
+from ludoteca.i18n import add_lang_argument, use_language
 from ludoteca.lab import CONNECT_TIMEOUT
 
 if TYPE_CHECKING:
@@ -26,9 +28,9 @@ def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid whole number: {text!r}") from None
+        raise argparse.ArgumentTypeError(_("invalid whole number: {text}").format(text=repr(text))) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+        raise argparse.ArgumentTypeError(_("must be 1 or more, not {value}").format(value=value))
     return value
 
 
@@ -36,9 +38,9 @@ def positive_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(_("invalid number of seconds: {text}").format(text=repr(text))) from None
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+        raise argparse.ArgumentTypeError(_("must be a number of seconds above 0, not {text}").format(text=text))
     return value
 
 
@@ -59,6 +61,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, games: int, per_varian
                         help=f"with --address: give up if the Ray cluster does not answer within SECONDS "
                              f"(default {CONNECT_TIMEOUT:g})")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_lang_argument(parser, "output: report, tables and messages")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,14 +83,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_backend(args: argparse.Namespace) -> None:
     if args.address and args.backend != "ray":
-        raise UsageError("--address is for --backend ray")
+        raise UsageError(_("--address is for --backend ray"))
     if args.connect_timeout != CONNECT_TIMEOUT and not args.address:
-        raise UsageError("--connect-timeout is for --backend ray --address ADDR")
+        raise UsageError(_("--connect-timeout is for --backend ray --address ADDR"))
     if args.backend == "ray":
         try:
             import ray  # noqa: F401
         except ImportError:
-            raise UsageError("--backend ray needs Ray: pip install 'ludoteca[ray]'") from None
+            raise UsageError(_("--backend ray needs Ray: pip install 'ludoteca[ray]'")) from None
 
 
 def build(args: argparse.Namespace, *, sweeps: list[str], rotate: bool, fill: bool, detail: int) -> RunSpec:
@@ -105,18 +108,19 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ludoteca.lab.metrics import summarise
-    from ludoteca.lab.report import plural, print_tables, write_html, write_summary
+    from ludoteca.lab.report import dec, print_tables, set_language, write_html, write_summary
     from ludoteca.lab.runner import GameError
     from ludoteca.lab.session import run_spec
     from ludoteca.lab.store import StoreError
 
+    set_language(use_language(args.lang))
     check_backend(args)
     if not args.no_report:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            raise UsageError("the HTML report needs matplotlib: pip install 'ludoteca[lab]' "
-                             "(or use --no-report)") from None
+            raise UsageError(_("the HTML report needs matplotlib: pip install 'ludoteca[lab]' "
+                               "(or use --no-report)")) from None
     spec = build(args, sweeps=args.sweep, rotate=args.rotate, fill=False, detail=args.detail)
     games = args.games
     if args.rotate and games % spec.players:
@@ -133,16 +137,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"ludoteca: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        err.print(f"The games done so far are in {args.out}: run the same command again to continue.")
+        err.print(_("The games done so far are in {out}: run the same command again to continue.").format(
+            out=args.out))
         raise
     if outcome.played:
-        console.print(f"{plural(outcome.played, 'game')} in {outcome.seconds:.1f} s ({outcome.rate:,.1f} games/s, "
-                      f"{plural(outcome.jobs, 'job')}, {outcome.backend})"
-                      + (f"; {outcome.resumed} {'was' if outcome.resumed == 1 else 'were'} already done"
-                         if outcome.resumed else ""))
+        text = played_text(outcome.played, outcome.seconds, outcome.rate, outcome.jobs, outcome.backend)
+        if outcome.resumed:
+            text += (_("; {count} was already done") if outcome.resumed == 1
+                     else _("; {count} were already done")).format(count=outcome.resumed)
+        console.print(text)
+    elif outcome.resumed == 1:
+        console.print(_("The only game was already done in {out}.").format(out=args.out))
     else:
-        done = "The only game was" if outcome.resumed == 1 else f"All {outcome.resumed:,} games were"
-        console.print(f"{done} already done in {args.out}.")
+        console.print(_("All {count} games were already done in {out}.").format(
+            count=dec(outcome.resumed, 0, group=True), out=args.out))
     summary = summarise(spec, outcome.rows, games)
     out = Path(args.out)
     write_summary(summary, out / "summary.json")
@@ -151,6 +159,16 @@ def run(args: argparse.Namespace) -> int:
         command = "ludoteca " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if from_shell else None
         write_html(summary, outcome.rows, out / "report.html", command)
     print_tables(summary, console)
-    console.print(f"Report: {out / 'report.html' if not args.no_report else '(skipped)'}  "
-                  f"summary: {out / 'summary.json'}  rows: {out / 'games.jsonl'}")
+    console.print(_("Report: {report}  summary: {summary}  rows: {rows}").format(
+        report=out / "report.html" if not args.no_report else _("(skipped)"), summary=out / "summary.json",
+        rows=out / "games.jsonl"))
     return 0
+
+
+def played_text(played: int, seconds: float, rate: float, jobs: int, backend: str) -> str:
+    """``"20 games in 0.1 s (200.0 games/s, 2 jobs, local)"`` in the current language."""
+    from ludoteca.lab.report import dec, plural
+
+    return _("{games} in {seconds} s ({rate} games/s, {jobs}, {backend})").format(
+        games=plural(played, "game"), seconds=dec(seconds, 1), rate=dec(rate, 1, group=True),
+        jobs=plural(jobs, "job"), backend=backend)

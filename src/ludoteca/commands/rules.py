@@ -1,14 +1,18 @@
 """``ludoteca rules GAME [--lang it|en]``: the game's full rules page, then its options.
 
 The page is the game's ``rules/<lang>.md`` (the same text as the web's rules page), drawn with
-Rich's Markdown. The language: ``--lang``, else the locale variables ``LANGUAGE``, ``LC_ALL``,
-``LC_MESSAGES``, ``LANG`` (the first one set: Italian when it starts with "it"), else English.
+Rich's Markdown; its diagram blocks (```` ```position ````, see :func:`ludoteca.web.rules.parse_diagram`)
+are drawn as ``ludoteca play`` draws a board (the game's ``board.py``), each under a line with its
+label and the moves it highlights, then the names of the seats and the caption. The language:
+``--lang``, else the locale variables ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` (the first
+one set: Italian when it starts with "it"), else English.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_game_argument
@@ -56,12 +60,14 @@ def run(args: argparse.Namespace) -> int:
         print()
     if page is not None:
         from rich.console import Console
-        from rich.markdown import Markdown
 
+        from ludoteca.i18n import use_language
+
+        use_language(lang)  # the boards' own texts (board.py) in the page's language
         console = Console(highlight=False)
         console.width = min(console.width, MAX_WIDTH)
         with console.capture() as drawn:
-            console.print(Markdown(page, hyperlinks=False))
+            print_page(console, cls.name, page, lang)
         for line in drawn.get().splitlines():
             print(line.rstrip())  # Rich pads every line to the full width
         print()
@@ -73,3 +79,35 @@ def run(args: argparse.Namespace) -> int:
     print(t["source"].format(name=cls.name))
     print(t["try"].format(name=cls.name))
     return 0
+
+
+def print_page(console: Any, name: str, page: str, lang: str) -> None:
+    """Print a rules page: its Markdown with Rich, each diagram block drawn by the terminal board."""
+    from rich.markdown import Markdown
+    from rich.text import Text
+
+    from ludoteca.web.rules import diagram_blocks, highlighted, legend, parse_diagram, terminal_board
+
+    lines = page.splitlines(keepends=True)
+    at = 0
+    for start, source in diagram_blocks(page):
+        end = start + 2 + source.count("\n")  # the fences and the JSON between them
+        console.print(Markdown("".join(lines[at:start]), hyperlinks=False))
+        at = end
+        try:
+            diagram = parse_diagram(name, source, lang)
+        except (ValueError, TypeError) as exc:
+            console.print(Text(f"[{exc}]", style="red"))
+            continue
+        console.print()
+        for board in diagram.boards:
+            if board.label:
+                console.print(Text(board.label, style="bold underline"))
+            console.print(terminal_board(board))
+            if board.highlight:
+                console.print(Text(highlighted(board, lang), style="yellow"))
+            console.print()
+        console.print(Text(legend(diagram), style="dim"))
+        console.print(Markdown(diagram.caption, hyperlinks=False), style="italic")
+        console.print()
+    console.print(Markdown("".join(lines[at:]), hyperlinks=False))

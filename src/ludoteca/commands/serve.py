@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 import socket
+from typing import Any
 
 from ludoteca.cli import UsageError
+from ludoteca.core import i18n as hook
+from ludoteca.core.i18n import _
+from ludoteca.i18n import add_lang_argument, use_language
 from ludoteca.web.limits import ServerLimits
 from ludoteca.web.security import normalize_origin
 
@@ -49,32 +53,57 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "when someone opens them (default 2000)")
     parser.add_argument("--log-level", default="warning",
                         choices=["critical", "error", "warning", "info", "debug"], help="server log level")
+    add_lang_argument(parser, "command's messages (the web pages follow each browser's language)")
 
 
 def run(args: argparse.Namespace) -> int:
+    """Start the server. The command's own messages are in ``--lang`` (or the locale's language);
+    the server itself runs with English as the default of ``_()``: each page and each message to a
+    browser is translated for that browser."""
+    use_language(args.lang)
+    try:
+        sock, app = _open(args)
+        host, port = sock.getsockname()[:2]
+        shown = f"[{host}]" if sock.family == socket.AF_INET6 else host
+        print(_("ludoteca serving on {url}  (database: {database})").format(
+            url=f"http://{shown}:{port}/", database=_safe_url(app.state.database_url)), flush=True)
+    finally:
+        hook.install(None)
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level=args.log_level, ws_max_size=1024 * 1024, ws_per_message_deflate=False,
+                            lifespan="on", timeout_graceful_shutdown=3)
+    server = uvicorn.Server(config)
+    server.run(sockets=[sock])
+    return 0
+
+
+def _open(args: argparse.Namespace) -> tuple[socket.socket, Any]:
+    """The listening socket and the application, or a UsageError saying what is wrong."""
     try:  # the web extra is optional: imported here to say so clearly when it is missing
-        import uvicorn
+        import uvicorn  # noqa: F401
 
         from ludoteca.web.app import create_app
     except ImportError as exc:
-        raise UsageError(f"the web server needs the 'web' extra ({exc.name} is missing): "
-                         "pip install 'ludoteca[web]'") from None
+        raise UsageError(_("the web server needs the 'web' extra ({module} is missing): "
+                           "pip install 'ludoteca[web]'").format(module=exc.name)) from None
     if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port must be 0 to 65535, not {args.port}")
+        raise UsageError(_("--port must be 0 to 65535, not {port}").format(port=args.port))
     if args.ai_delay < 0 or args.ai_workers < 1:
-        raise UsageError("--ai-delay must be >= 0 and --ai-workers >= 1")
+        raise UsageError(_("--ai-delay must be >= 0 and --ai-workers >= 1"))
     limits = _limits(args)
     if args.rematch_hold < 0 or args.stall_after < 0:
-        raise UsageError("--rematch-hold and --stall-after are seconds, 0 or more")
+        raise UsageError(_("--rematch-hold and --stall-after are seconds, 0 or more"))
     if args.stats_token is not None and len(args.stats_token) < 8:
-        raise UsageError("--stats-token needs at least 8 characters")
+        raise UsageError(_("--stats-token needs at least 8 characters"))
     for origin in args.allowed_origin:
         try:
             normalize_origin(origin)
         except ValueError as exc:
             raise UsageError(f"--allowed-origin: {exc}") from None
     if args.database and "://" not in args.database:
-        raise UsageError(f"--database takes a SQLAlchemy URL such as sqlite:///file.db, not {args.database!r}")
+        raise UsageError(_("--database takes a SQLAlchemy URL such as sqlite:///file.db, not {url}").format(
+            url=repr(args.database)))
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -82,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
         sock.bind((args.host, args.port))
     except OSError as exc:
         sock.close()
-        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+        raise UsageError(_("cannot listen on {address}: {error}").format(
+            address=f"{args.host}:{args.port}", error=exc.strerror)) from None
     sock.listen(512)
     sock.set_inheritable(True)
     try:
@@ -92,16 +122,8 @@ def run(args: argparse.Namespace) -> int:
                          stall_after=args.stall_after, limits=limits)
     except Exception as exc:
         sock.close()
-        raise UsageError(f"cannot open the database: {exc}") from None
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
-    print(f"ludoteca serving on http://{shown}:{port}/  (database: {_safe_url(app.state.database_url)})",
-          flush=True)
-    config = uvicorn.Config(app, log_level=args.log_level, ws_max_size=1024 * 1024, ws_per_message_deflate=False,
-                            lifespan="on", timeout_graceful_shutdown=3)
-    server = uvicorn.Server(config)
-    server.run(sockets=[sock])
-    return 0
+        raise UsageError(_("cannot open the database: {error}").format(error=exc)) from None
+    return sock, app
 
 
 def _limits(args: argparse.Namespace) -> ServerLimits:
@@ -111,7 +133,8 @@ def _limits(args: argparse.Namespace) -> ServerLimits:
               ("--resume-limit", args.resume_limit, 0)]
     for flag, value, least in checks:
         if not math.isfinite(value) or value < least:
-            raise UsageError(f"{flag} must be at least {least}, not {value}")
+            raise UsageError(_("{flag} must be at least {least}, not {value}").format(flag=flag, least=least,
+                                                                                      value=value))
     return ServerLimits(create_per_minute=args.create_rate, create_burst=args.create_burst,
                         max_spectators=args.max_spectators, waiting_ttl=args.waiting_ttl * 60,
                         resume_limit=args.resume_limit)

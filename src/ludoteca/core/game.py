@@ -33,13 +33,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ludoteca.core import events as ev
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.options import Option, resolve_options
+
+if TYPE_CHECKING:
+    from ludoteca.core.guide import Guide
 
 Action = int
 """An engine action: always an ``int`` (time spent enters through ``apply_action(elapsed=)``)."""
@@ -168,6 +171,15 @@ class Game(ABC):
             return None
         value = self.options.get(self.clock_option)
         return None if value is None else float(value)
+
+    @classmethod
+    def guide(cls) -> Guide | None:
+        """The game's guided first game ("Learn to play", :mod:`ludoteca.core.guide`): the file
+        ``guide.json`` of the game's own package, read and checked against this engine once; None
+        when the game has no guide. A broken guide raises :class:`~ludoteca.core.guide.GuideError`."""
+        from ludoteca.core.guide import load
+
+        return load(cls)
 
     @classmethod
     def part(cls, name: str) -> ModuleType | None:

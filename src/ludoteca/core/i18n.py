@@ -9,7 +9,9 @@ at import time, translated later with ``_``). Both are found by Babel's extracto
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 
 def _identity(text: str) -> str:
@@ -17,17 +19,33 @@ def _identity(text: str) -> str:
 
 
 _translator: Callable[[str], str] = _identity
+_local: ContextVar[Callable[[str], str] | None] = ContextVar("ludoteca_translator", default=None)
 
 
 def install(translator: Callable[[str], str] | None) -> None:
-    """Make ``translator`` (msgid -> text) the one ``_`` uses; None: English again."""
+    """Make ``translator`` (msgid -> text) the one ``_`` uses in the whole process (a terminal
+    front end's choice); None: English again."""
     global _translator
     _translator = translator or _identity
 
 
+@contextmanager
+def using(translator: Callable[[str], str] | None) -> Iterator[None]:
+    """Translate with ``translator`` inside the block, in this thread or asyncio task only (a server
+    answering requests in several languages at once); None: English inside the block."""
+    token = _local.set(translator or _identity)
+    try:
+        yield
+    finally:
+        _local.reset(token)
+
+
 def _(text: str) -> str:
     """``text`` in the current language (itself when the catalog lacks it); ``""`` stays ``""``."""
-    return _translator(text) if text else text
+    if not text:
+        return text
+    local = _local.get()
+    return (local or _translator)(text)
 
 
 def N_(text: str) -> str:

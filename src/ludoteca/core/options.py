@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ludoteca.core.i18n import _
+
 Resolver = Callable[[Any, Mapping[str, Any]], Any]
 """Turns a user's value (already defaulted) into the resolved value, or raises ValueError.
 
@@ -40,19 +42,16 @@ def resolve_options(
     known = {"players"} | {o.name for o in declared}
     unknown = sorted(set(given) - known)
     if unknown:
-        raise ValueError(
-            f"unknown option {unknown[0]!r} for {game_name}; "
-            f"its options are: {', '.join(sorted(known))}"
-        )
+        raise ValueError(_("unknown option {name} for {game}; its options are: {names}").format(
+            name=repr(unknown[0]), game=game_name, names=", ".join(sorted(known))))
     players = given.get("players", min_players)
     if isinstance(players, str) and players.strip().isdigit():
         players = int(players)
     if isinstance(players, bool) or not isinstance(players, int):
-        raise ValueError(f"players must be a whole number, not {players!r}")
+        raise ValueError(_("players must be a whole number, not {players}").format(players=repr(players)))
     if not min_players <= players <= max_players:
-        raise ValueError(
-            f"{game_name} is played by {min_players} to {max_players} players, not {players}"
-        )
+        raise ValueError(_("{game} is played by {low} to {high} players, not {players}").format(
+            game=game_name, low=min_players, high=max_players, players=players))
     resolved: dict[str, Any] = {"players": players}
     for opt in declared:
         value = given[opt.name] if opt.name in given else opt.default_for(resolved)
@@ -60,7 +59,7 @@ def resolve_options(
             try:
                 value = opt.resolve(value, resolved)
             except ValueError as exc:
-                raise ValueError(f"option {opt.name}: {exc}") from None
+                raise ValueError(_("option {name}: {error}").format(name=opt.name, error=exc)) from None
         resolved[opt.name] = value
     return resolved
 
@@ -87,34 +86,36 @@ def parse_option_text(text: str) -> Any:
 def as_int(low: int, high: int | None = None) -> Resolver:
     """A resolver accepting whole numbers in ``[low, high]`` (strings of digits too)."""
 
-    def check(value: Any, _: Mapping[str, Any]) -> int:
+    def check(value: Any, _resolved: Mapping[str, Any]) -> int:
         if isinstance(value, str):
             value = parse_option_text(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"expected a whole number, got {value!r}")
-        if value < low or (high is not None and value > high):
-            upper = f" to {high}" if high is not None else " or more"
-            raise ValueError(f"expected {low}{upper}, got {value}")
+            raise ValueError(_("expected a whole number, got {value}").format(value=repr(value)))
+        if high is not None and not low <= value <= high:
+            raise ValueError(_("expected {low} to {high}, got {value}").format(low=low, high=high, value=value))
+        if value < low:
+            raise ValueError(_("expected {low} or more, got {value}").format(low=low, value=value))
         return value
 
     return check
 
 
-def as_bool(value: Any, _: Mapping[str, Any]) -> bool:
+def as_bool(value: Any, _resolved: Mapping[str, Any]) -> bool:
     """A resolver accepting booleans (and their usual text forms)."""
     if isinstance(value, str):
         value = parse_option_text(value)
     if not isinstance(value, bool):
-        raise ValueError(f"expected true or false, got {value!r}")
+        raise ValueError(_("expected true or false, got {value}").format(value=repr(value)))
     return value
 
 
 def one_of(*choices: str) -> Resolver:
     """A resolver accepting one of the given strings."""
 
-    def check(value: Any, _: Mapping[str, Any]) -> str:
+    def check(value: Any, _resolved: Mapping[str, Any]) -> str:
         if value not in choices:
-            raise ValueError(f"expected one of {', '.join(map(repr, choices))}, got {value!r}")
+            raise ValueError(_("expected one of {choices}, got {value}").format(
+                choices=", ".join(map(repr, choices)), value=repr(value)))
         return str(value)
 
     return check

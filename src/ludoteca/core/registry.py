@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any
 
 from ludoteca.core.game import Game
+from ludoteca.core.i18n import _
 
 GAMES_PACKAGE = "ludoteca.games"
 
@@ -44,7 +45,8 @@ def game_class(name: str) -> type[Game]:
     key = name.lower() if isinstance(name, str) else name
     classes = _classes()
     if key not in classes:
-        raise ValueError(f"unknown game {name!r}; the games are: {', '.join(classes)}")
+        raise ValueError(_("unknown game {name}; the games are: {games}").format(
+            name=repr(name), games=", ".join(classes)))
     return classes[key]
 
 

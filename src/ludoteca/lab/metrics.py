@@ -23,11 +23,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ludoteca.core.game import Counter as Declared
+from ludoteca.core.i18n import N_, _
 from ludoteca.lab import stats
 from ludoteca.lab.probes import DEFAULT_END
 from ludoteca.lab.runner import Row, RunSpec
 
-SAMPLING_UNIT = (
+SAMPLING_UNIT = N_(
     "The game is the sampling unit. Games are independent; the events inside a game (turns, rounds, "
     "battles, decisions) are not, so a share of events pooled over games gets a cluster-robust interval "
     "(Wilson on the effective number of events, from the spread of the games' own shares) and is compared "
@@ -39,27 +40,27 @@ FORMAT = "ludoteca-lab-summary"
 VERSION = 1
 
 DEFINITIONS: dict[str, str] = {
-    "advantage": "Win rate of the player who took the first turn (a shared win counts 1/k), next to "
-                 "the fair share 1/n; tested against 1/n (exact binomial test, or a z-test with the "
-                 "observed variance when wins are shared).",
-    "balance": "1 minus the largest gap between the win rates of the play-order positions "
-               "(first player, second, ...): 1 is perfectly balanced.",
-    "completion": "Share of games that ended by the rules rather than by reaching turn_limit.",
-    "drawishness": "Share of games whose win is shared by two or more players (ludoteca's draws).",
-    "duration": "Mean number of player turns per game (RULES.md's `turn`), with its t interval.",
-    "duration_spread": "Standard deviation of the number of turns per game.",
-    "branching_factor": "Mean number of legal actions at decision nodes (a forced choice counts 1), "
-                        "over every decision of the detailed games (interval: the detailed games as the unit).",
-    "decision_factor": "Share of decision nodes with more than one legal action (detailed games; interval: "
-                       "the detailed games as the unit).",
-    "drama": "Among detailed games with a single winner: share in which the winner was strictly "
-             "behind the leader at mid-game — the scores as they stood when turn floor(T/2) of a "
-             "T-turn game was played — by the game's own score (its scores(), the measure turn_limit "
-             "uses; see the score line above).",
-    "lead_changes": "Mean number of times the sole leader by the game's score (read at each "
-                    "decision) became another player (detailed games).",
-    "dice_rolled": "Mean number of chance nodes per game: every die roll, draw and deal, those that "
-                   "decide who starts included.",
+    "advantage": N_("Win rate of the player who took the first turn (a shared win counts 1/k), next to "
+                    "the fair share 1/n; tested against 1/n (exact binomial test, or a z-test with the "
+                    "observed variance when wins are shared)."),
+    "balance": N_("1 minus the largest gap between the win rates of the play-order positions "
+                  "(first player, second, ...): 1 is perfectly balanced."),
+    "completion": N_("Share of games that ended by the rules rather than by reaching turn_limit."),
+    "drawishness": N_("Share of games whose win is shared by two or more players (ludoteca's draws)."),
+    "duration": N_("Mean number of player turns per game (RULES.md's `turn`), with its t interval."),
+    "duration_spread": N_("Standard deviation of the number of turns per game."),
+    "branching_factor": N_("Mean number of legal actions at decision nodes (a forced choice counts 1), "
+                           "over every decision of the detailed games (interval: the detailed games as the unit)."),
+    "decision_factor": N_("Share of decision nodes with more than one legal action (detailed games; interval: "
+                          "the detailed games as the unit)."),
+    "drama": N_("Among detailed games with a single winner: share in which the winner was strictly "
+                "behind the leader at mid-game — the scores as they stood when turn floor(T/2) of a "
+                "T-turn game was played — by the game's own score (its scores(), the measure turn_limit "
+                "uses; see the score line above)."),
+    "lead_changes": N_("Mean number of times the sole leader by the game's score (read at each "
+                       "decision) became another player (detailed games)."),
+    "dice_rolled": N_("Mean number of chance nodes per game: every die roll, draw and deal, those that "
+                      "decide who starts included."),
 }
 
 
@@ -312,9 +313,10 @@ def label(name: str) -> str:
 def check_declaration(d: Declared, declared: set[str]) -> str | None:
     """Why the lab cannot read declaration ``d`` (None: it can)."""
     if d.kind not in KINDS:
-        return f"unknown kind {d.kind!r} (the kinds are: {', '.join(KINDS)})"
+        return _("unknown kind {kind} (the kinds are: {kinds})").format(kind=repr(d.kind), kinds=", ".join(KINDS))
     if d.kind in ("share_per_event", "ratio_per_event") and (d.of or TURNS) not in declared | {TURNS}:
-        return f"'of' names {d.of!r}, which is neither a counter of the game nor {TURNS!r}"
+        return _("'of' names {of}, which is neither a counter of the game nor {turns}").format(
+            of=repr(d.of), turns=repr(TURNS))
     return None
 
 
@@ -471,7 +473,7 @@ def compare(spec: RunSpec, base: dict[str, Any], base_rows: Sequence[Row],
     return out
 
 
-MULTIPLE_COMPARISONS = (
+MULTIPLE_COMPARISONS = N_(
     "A sweep runs many tests at once: at 5% each, about one in twenty differences between "
     "identical variants comes out \"significant\" by chance. The column p (Holm) adjusts every p-value "
     "of the sweep (all variants and measures together) by Holm's method, which keeps the chance of "

@@ -17,6 +17,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from ludoteca.core.i18n import _
 from ludoteca.core.options import parse_option_text
 from ludoteca.lab.runner import DEFAULT_DETAIL, RunSpec, Variant
 
@@ -29,9 +30,10 @@ def parse_sweep(text: str) -> tuple[str, list[str]]:
     name = name.strip()
     parts = [v.strip() for v in values.split(",")] if sep else []
     if not sep or not name or not parts or any(not v for v in parts):
-        raise ValueError(f"--sweep takes NAME=VALUE1,VALUE2,... (e.g. ties=defender,attacker), not {text!r}")
+        raise ValueError(_("--sweep takes NAME=VALUE1,VALUE2,... (e.g. ties=defender,attacker), not {text}").format(
+            text=repr(text)))
     if len(set(parts)) != len(parts):
-        raise ValueError(f"--sweep {text!r} lists a value twice")
+        raise ValueError(_("--sweep {text} lists a value twice").format(text=repr(text)))
     return name, parts
 
 
@@ -42,15 +44,19 @@ def lineup_for(agents: Sequence[str], players: int, *, fill: bool = False) -> tu
     is ``a,b,a,b``."""
     specs = [a.strip() for a in agents]
     if not specs or any(not a for a in specs):
-        raise ValueError("--agents takes agent names separated by commas, e.g. heuristic,random")
+        raise ValueError(_("--agents takes agent names separated by commas, e.g. heuristic,random"))
     if len(specs) == 1:
         return tuple(specs * players)
     if len(specs) == players:
         return tuple(specs)
     if fill and len(specs) < players:
         return tuple(specs[s % len(specs)] for s in range(players))
-    how = "at most one per seat" if fill else "one per seat, or one for every seat"
-    raise ValueError(f"--agents lists {len(specs)} agents but the game has {players} players ({how})")
+    if fill:
+        message = _("--agents lists {agents} agents but the game has {players} players (at most one per seat)")
+    else:
+        message = _("--agents lists {agents} agents but the game has {players} players (one per seat, or one for "
+                    "every seat)")
+    raise ValueError(message.format(agents=len(specs), players=players))
 
 
 def check_agents(lineup: Sequence[str], game: str) -> None:
@@ -61,7 +67,8 @@ def check_agents(lineup: Sequence[str], game: str) -> None:
         try:
             make_agent(spec, seed=0, game=game)
         except ImportError as exc:  # an agent family without a variant for this game (yet)
-            raise ValueError(f"agent {spec!r} is not available for {game}: {exc}") from None
+            raise ValueError(_("agent {agent} is not available for {game}: {error}").format(
+                agent=repr(spec), game=game, error=exc)) from None
 
 
 def _load_variant(name: str, base: dict[str, Any], overrides: dict[str, Any],
@@ -109,28 +116,30 @@ def build_spec(
     if players is not None:
         base["players"] = players
     if "players" in base and not isinstance(base["players"], int):
-        raise ValueError(f"players must be a whole number, not {base['players']!r}")
+        raise ValueError(_("players must be a whole number, not {players}").format(players=repr(base["players"])))
     if cls.clock_option is not None and cls.clock_option not in base:
         base[cls.clock_option] = None  # the lab spends no time: games with a clock play without it
     parsed = [parse_sweep(s) for s in sweeps]
-    names = [n for n, _ in parsed]
+    names = [n for n, _values in parsed]
     for opt in names:
         if names.count(opt) > 1:
-            raise ValueError(f"--sweep {opt} is given twice; list all its values in one --sweep")
+            raise ValueError(_("--sweep {option} is given twice; list all its values in one --sweep").format(
+                option=opt))
         if opt in options or (opt == "players" and players is not None):
-            raise ValueError(f"{opt} is given both as --option/--players and as --sweep; keep one")
+            raise ValueError(_("{option} is given both as --option/--players and as --sweep; keep one").format(
+                option=opt))
     variants: list[Variant] = []
-    combos = itertools.product(*[values for _, values in parsed]) if parsed else [()]
+    combos = itertools.product(*[values for _name, values in parsed]) if parsed else [()]
     for combo in combos:
         overrides: dict[str, Any] = {}
         label = []
-        for (opt, _), text in zip(parsed, combo, strict=True):
+        for (opt, _values), text in zip(parsed, combo, strict=True):
             label.append(f"{opt}={text}")
             if text.lower() == DEFAULT_WORD:
                 continue
             overrides[opt] = parse_option_text(text)
         key = " ".join(label) or "base"
-        texts = {opt: text for (opt, _), text in zip(parsed, combo, strict=True) if opt in overrides}
+        texts = {opt: text for (opt, _values), text in zip(parsed, combo, strict=True) if opt in overrides}
         try:
             g, overrides = _load_variant(name, base, overrides, texts)
         except ValueError as exc:
@@ -138,10 +147,10 @@ def build_spec(
         variants.append(Variant(key, overrides, g.record_options()))
     n_players = {int(v.options["players"]) for v in variants}
     if len(n_players) != 1:
-        raise ValueError("--sweep cannot change the number of players (the agents are given per seat)")
+        raise ValueError(_("--sweep cannot change the number of players (the agents are given per seat)"))
     n = n_players.pop()
     lineup = lineup_for(agents, n, fill=fill)
     check_agents(lineup, name)
     if detail < 0:
-        raise ValueError(f"--detail takes 0 (no detailed games) or more, not {detail}")
+        raise ValueError(_("--detail takes 0 (no detailed games) or more, not {detail}").format(detail=detail))
     return RunSpec(name, n, lineup, int(seed), tuple(variants), rotate, detail)

@@ -36,6 +36,7 @@ from ludoteca.agents.base import make_agent
 from ludoteca.core.chance import sample_outcome
 from ludoteca.core.constants import TERMINAL
 from ludoteca.core.game import Game, State
+from ludoteca.core.i18n import _
 from ludoteca.lab import CONNECT_TIMEOUT
 from ludoteca.lab.probes import Probe
 
@@ -437,7 +438,7 @@ def execute(
         _execute_ray(spec, tasks, on_lines, jobs, address, connect_timeout)
         return
     if backend != "local":
-        raise ValueError(f"unknown backend {backend!r}; the backends are: local, ray")
+        raise ValueError(_("unknown backend {backend}; the backends are: local, ray").format(backend=repr(backend)))
     jobs = jobs or default_jobs()
     jobs = min(jobs, len(tasks))
     if jobs <= 1:
@@ -531,11 +532,11 @@ def _check_reachable(address: str, timeout: float) -> None:
         with socket.create_connection(parts, timeout=timeout):
             pass
     except TimeoutError:
-        raise ValueError(f"cannot reach Ray at {address}: no answer within {timeout:g} s "
-                         "(--connect-timeout)") from None
+        raise ValueError(_("cannot reach Ray at {address}: no answer within {seconds} s (--connect-timeout)").format(
+            address=address, seconds=f"{timeout:g}")) from None
     except OSError as exc:
-        raise ValueError(f"cannot reach Ray at {address}: {exc.strerror or exc} "
-                         "(is a Ray cluster running there?)") from None
+        raise ValueError(_("cannot reach Ray at {address}: {error} (is a Ray cluster running there?)").format(
+            address=address, error=exc.strerror or exc)) from None
 
 
 def _ray_connect(ray: Any, address: str, timeout: float, kwargs: dict[str, Any]) -> None:
@@ -543,7 +544,8 @@ def _ray_connect(ray: Any, address: str, timeout: float, kwargs: dict[str, Any])
     forever when the address does not answer as a Ray cluster would. The attempt runs in a
     daemon thread, which is left behind (blocked in Ray) when it times out."""
     if timeout <= 0:
-        raise ValueError(f"--connect-timeout takes a number of seconds above 0, not {timeout:g}")
+        raise ValueError(_("--connect-timeout takes a number of seconds above 0, not {seconds}").format(
+            seconds=f"{timeout:g}"))
     _check_reachable(address, timeout)
     outcome: dict[str, BaseException | None] = {}
 
@@ -558,8 +560,8 @@ def _ray_connect(ray: Any, address: str, timeout: float, kwargs: dict[str, Any])
     thread.start()
     thread.join(timeout)
     if "error" not in outcome:
-        raise ValueError(f"cannot reach Ray at {address}: no Ray cluster answered within {timeout:g} s "
-                         "(check the address; --connect-timeout sets the wait)")
+        raise ValueError(_("cannot reach Ray at {address}: no Ray cluster answered within {seconds} s (check the "
+                           "address; --connect-timeout sets the wait)").format(address=address, seconds=f"{timeout:g}"))
     if outcome["error"] is not None:
         raise outcome["error"]
 
@@ -571,7 +573,7 @@ def _execute_ray(
     try:
         import ray
     except ImportError:
-        raise ValueError("the ray backend needs Ray: pip install 'ludoteca[ray]'") from None
+        raise ValueError(_("the ray backend needs Ray: pip install 'ludoteca[ray]'")) from None
     started = False
     if not ray.is_initialized():
         kwargs: dict[str, Any] = {"log_to_driver": False, "logging_level": "ERROR"}
@@ -583,8 +585,10 @@ def _execute_ray(
         except ValueError:
             raise
         except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ...
-            where = f"at {address}" if address else "locally"
-            raise ValueError(f"cannot start Ray {where}: {exc}") from None
+            if address:
+                raise ValueError(_("cannot start Ray at {address}: {error}").format(
+                    address=address, error=exc)) from None
+            raise ValueError(_("cannot start Ray locally: {error}").format(error=exc)) from None
         started = True
     inflight: dict[Any, int] = {}
     try:
@@ -598,10 +602,10 @@ def _execute_ray(
             if chunk:
                 inflight[remote.remote(spec_ref, chunk)] = len(chunk)
 
-        for _ in range(2 * slots):
+        for _slot in range(2 * slots):
             submit()
         while inflight:
-            done, _ = ray.wait(list(inflight), num_returns=1)
+            done, _waiting = ray.wait(list(inflight), num_returns=1)
             ref = done[0]
             del inflight[ref]
             try:

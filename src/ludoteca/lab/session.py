@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ludoteca.core.i18n import _
+from ludoteca.core.i18n import _ as translate  # a text made elsewhere (not for the extractor)
 from ludoteca.lab.runner import CONNECT_TIMEOUT, Row, RunSpec, default_jobs, execute
 from ludoteca.lab.store import ResultStore, row_key
 
@@ -46,11 +48,15 @@ def _progress(console: Any, total: int, done: int) -> Any:
     class RateColumn(ProgressColumn):
         def render(self, task: Any) -> Text:
             speed = task.finished_speed or task.speed
-            return Text("? games/s" if speed is None else f"{speed:,.1f} games/s")
+            from ludoteca.lab.report import dec
+
+            if speed is None:
+                return Text(_("? games/s"))
+            return Text(_("{rate} games/s").format(rate=dec(speed, 1, group=True)))
 
     return Progress(
         TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        RateColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+        RateColumn(), TimeElapsedColumn(), TextColumn(_("left")), TimeRemainingColumn(),
         console=console, transient=False,
     )
 
@@ -84,7 +90,7 @@ def run_spec(
 
             console = Console(stderr=True)
         bar = _progress(console, total, already)
-        task_id = bar.add_task(description, total=total, completed=already)
+        task_id = bar.add_task(translate(description), total=total, completed=already)
         bar.start()
 
     lines: list[str] = []

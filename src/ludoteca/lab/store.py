@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ludoteca.core.i18n import _
 from ludoteca.lab.runner import Row, RunSpec
 
 FORMAT = "ludoteca-lab"
@@ -45,22 +46,25 @@ def read_rows(path: str | Path) -> tuple[list[Row], int]:
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError:
-            raise StoreError(f"{p}: line {n} is not a JSON row; the file is damaged") from None
+            raise StoreError(_("{file}: line {line} is not a JSON row; the file is damaged").format(
+                file=p, line=n)) from None
     return rows, end
 
 
 def _describe_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
     for key in ("game", "players", "seed", "lineup", "rotate"):
         if old.get(key) != new.get(key):
-            return f"{key} {json.dumps(old.get(key))}, not {json.dumps(new.get(key))}"
+            return _("{setting} {old}, not {new}").format(setting=key, old=json.dumps(old.get(key)),
+                                                          new=json.dumps(new.get(key)))
     old_v = [v["key"] for v in old.get("variants", [])]
     new_v = [v["key"] for v in new.get("variants", [])]
     if old_v != new_v:
-        return f"variants {', '.join(old_v)}, not {', '.join(new_v)}"
+        return _("variants {old}, not {new}").format(old=", ".join(old_v), new=", ".join(new_v))
     for ov, nv in zip(old["variants"], new["variants"], strict=True):
         if ov != nv:
-            return f"other options for {ov['key']} (a game option or a designer file changed)"
-    return "other settings"
+            return _("other options for {variant} (a game option or a designer file changed)").format(
+                variant=ov["key"])
+    return _("other settings")
 
 
 class ResultStore:
@@ -78,24 +82,24 @@ class ResultStore:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot create {self.dir}: {exc.strerror}") from None
+            raise StoreError(_("cannot create {dir}: {error}").format(dir=self.dir, error=exc.strerror)) from None
         if not self.dir.is_dir():
-            raise StoreError(f"{self.dir} is not a directory")
+            raise StoreError(_("{dir} is not a directory").format(dir=self.dir))
         new = spec.to_json()
         if self.manifest.exists():
             try:
                 old = json.loads(self.manifest.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-                raise StoreError(f"{self.manifest} is unreadable; use another --out") from None
+                raise StoreError(_("{file} is unreadable; use another --out").format(file=self.manifest)) from None
             if old.get("format") != FORMAT:
-                raise StoreError(f"{self.dir} holds something else than a lab run; use another --out")
+                raise StoreError(_("{dir} holds something else than a lab run; use another --out").format(
+                    dir=self.dir))
             if old.get("spec") != new:
-                raise StoreError(
-                    f"{self.dir} holds another run ({_describe_difference(old.get('spec', {}), new)}); "
-                    "use another --out or delete it"
-                )
+                raise StoreError(_("{dir} holds another run ({difference}); use another --out or delete it").format(
+                    dir=self.dir, difference=_describe_difference(old.get("spec", {}), new)))
         elif self.results.exists():
-            raise StoreError(f"{self.results} exists without {MANIFEST}; use another --out")
+            raise StoreError(_("{file} exists without {manifest}; use another --out").format(
+                file=self.results, manifest=MANIFEST))
         self._write_manifest({"format": FORMAT, "version": VERSION, "games": games, "spec": new})
         rows, end = read_rows(self.results)
         if self.results.exists() and end < self.results.stat().st_size:
@@ -137,6 +141,6 @@ def load_run(directory: str | Path) -> tuple[RunSpec, int, list[Row]]:
     try:
         manifest = json.loads((d / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise StoreError(f"cannot read {d / MANIFEST}: {exc}") from None
-    rows, _ = read_rows(d / RESULTS)
+        raise StoreError(_("cannot read {file}: {error}").format(file=d / MANIFEST, error=exc)) from None
+    rows, _end = read_rows(d / RESULTS)
     return RunSpec.from_json(manifest["spec"]), int(manifest["games"]), rows

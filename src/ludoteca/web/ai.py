@@ -22,15 +22,16 @@ from typing import Any
 
 from ludoteca.agents import agent_names, make_agent
 from ludoteca.core.game import Action, State
+from ludoteca.core.i18n import N_
 from ludoteca.registry import load_game
 
 LEVELS: tuple[str, ...] = ("random", "heuristic", "mcts")
 """The levels offered in the lobby (those whose agent is registered)."""
 
 LEVEL_INFO: dict[str, str] = {
-    "random": "plays any legal move",
-    "heuristic": "beats random 9 games in 10",
-    "mcts": "strongest: beats heuristic about 6 in 10",
+    "random": N_("plays any legal move"),
+    "heuristic": N_("beats random 9 games in 10"),
+    "mcts": N_("strongest: beats heuristic about 6 in 10"),
 }
 """A short hint of each level's strength, from the measured figures in docs/strength.md (heuristic beats
 random in 92.7-100% of games; mcts beats random in 92.2-100% and heuristic in 60.5-66.0%)."""

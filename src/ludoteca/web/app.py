@@ -18,7 +18,9 @@ HTTP API (JSON):
   once the game is over.
 
 Pages: the lobby ``/``, a table ``/t/{id}``, a replay ``/replay/{id}``, each game's rules
-``/rules/{game}?lang=en|it`` (rules.py: rendered from the game's ``rules/<lang>.md``).
+``/rules/{game}?lang=en|it`` (rules.py: rendered from the game's ``rules/<lang>.md``), each game's
+guided first game ``/learn/{game}`` (guide.py, with its API ``/api/guide/{game}``).
+The browser's texts in Italian: ``GET /i18n/{lang}.json`` (languages.py).
 
 Websocket ``/ws/{id}``: sockets.py. Each game's browser client (its board drawing and the texts of
 its events) is ``GET /games/{name}/client.js``, read from the game's own package.
@@ -47,7 +49,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from ludoteca.registry import GAMES, game_class
-from ludoteca.web import lobby, rules, sockets
+from ludoteca.web import guide, languages, lobby, rules, sockets
 from ludoteca.web.errors import Code, WebError, error_body
 from ludoteca.web.limits import ClientBuckets, ServerLimits
 from ludoteca.web.lobby import REMATCH_HOLD, Lobby
@@ -128,19 +130,21 @@ async def game_client(name: str) -> Response:
         raise WebError(Code.NOT_FOUND, "there is no such game")
     source = importlib.resources.files(game_class(name).__module__).joinpath("client.js")
     if not source.is_file():
-        raise WebError(Code.NOT_FOUND, f"{name} has no browser client")
+        raise WebError(Code.NOT_FOUND, "{game} has no browser client", game=name)
     return Response(source.read_text(encoding="utf-8"), media_type="text/javascript",
                     headers={"Cache-Control": "no-cache"})
 
 
-async def _web_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _web_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, WebError)
-    return JSONResponse(exc.to_json(), status_code=exc.status, headers=exc.headers)
+    return JSONResponse(exc.to_json(lang=languages.request_language(request)), status_code=exc.status,
+                        headers=exc.headers)
 
 
-async def _server_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _server_error(request: Request, exc: Exception) -> JSONResponse:
     log.error("unhandled error", exc_info=exc)
-    return JSONResponse(error_body(Code.SERVER_ERROR, "the server could not handle this request"), status_code=500)
+    return JSONResponse(error_body(Code.SERVER_ERROR, "the server could not handle this request",
+                                   lang=languages.request_language(request)), status_code=500)
 
 
 def create_app(
@@ -200,6 +204,8 @@ def create_app(
     app.add_exception_handler(Exception, _server_error)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(pages)
+    app.include_router(languages.router)
     app.include_router(lobby.router)
     app.include_router(sockets.router)
+    app.include_router(guide.router)  # /learn/{game} and /api/guide (issue 12: the guided first game)
     return app

@@ -7,12 +7,21 @@ over a websocket (as a message to that client alone)::
 
 ``error`` repeats ``code`` (the name HTTP clients have always read). A websocket error answering
 a message that carried a ``ref`` carries the same ``ref``.
+
+The ``message`` is in the requester's language (issue 12): a raise site gives an English template
+with named fields and their values, ``WebError(Code.SEAT_TAKEN, "seat {seat} is already taken",
+seat=3)``; the template is a message of the browser's catalog (``scripts/i18n.py`` finds the
+second argument of ``WebError``, ``error_body`` and ``conn.error``), looked up when the error is
+sent (:func:`error_body` with ``lang``: the HTTP request's cookie or ``Accept-Language``, the
+websocket's ``lang`` or handshake, web/languages.py). ``code`` never changes with the language.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 from typing import Any
+
+from ludoteca.i18n import web_text
 
 
 class Code(StrEnum):
@@ -49,12 +58,15 @@ class Code(StrEnum):
     STORAGE = "storage"
     CLOSING = "closing"
     SERVER_ERROR = "server_error"
+    BAD_CHAT = "bad_chat"
+    NO_OFFER = "no_offer"
 
 
 STATUS: dict[Code, int] = {
     Code.BAD_TOKEN: 403, Code.NOT_SEATED: 403, Code.CROSS_ORIGIN: 403,
     Code.NOT_FOUND: 404,
-    Code.NOT_OVER: 409, Code.SEAT_TAKEN: 409, Code.SEAT_HELD: 409, Code.EXPIRED: 409, Code.CONFLICT: 409,
+    Code.NOT_OVER: 409, Code.NO_OFFER: 409,
+    Code.SEAT_TAKEN: 409, Code.SEAT_HELD: 409, Code.EXPIRED: 409, Code.CONFLICT: 409,
     Code.TOO_LARGE: 413,
     Code.RATE_LIMITED: 429, Code.SPECTATORS_FULL: 429,
     Code.SERVER_ERROR: 500,
@@ -63,24 +75,36 @@ STATUS: dict[Code, int] = {
 """The HTTP status of each code; any code not listed is a 400 (the request itself is wrong)."""
 
 
-def error_body(code: Code | str, message: str, ref: Any = None) -> dict[str, Any]:
-    """The one shape of an error, for HTTP bodies and websocket messages alike."""
-    body: dict[str, Any] = {"type": "error", "code": str(code), "error": str(code), "message": message}
+def error_body(code: Code | str, message: str, ref: Any = None, lang: str | None = None,
+               **params: Any) -> dict[str, Any]:
+    """The one shape of an error, for HTTP bodies and websocket messages alike: ``message`` (a
+    template with ``{name}`` fields filled from ``params``, whose names are not ``code``, ``message``,
+    ``ref``, ``lang``, ``status`` or ``headers``) in ``lang`` (None: English)."""
+    body: dict[str, Any] = {"type": "error", "code": str(code), "error": str(code),
+                            "message": web_text(lang, message, **params)}
     if ref is not None:
         body["ref"] = ref
     return body
 
 
 class WebError(Exception):
-    """A request the server refuses: a code of the catalogue and a readable message."""
+    """A request the server refuses: a code of the catalogue and a readable message.
+
+    ``message`` is an English template whose ``{name}`` fields ``params`` fill (a template without
+    params is used as it is); :attr:`message` is the English text, :meth:`to_json` the text in a
+    language."""
 
     def __init__(self, code: Code, message: str, status: int | None = None,
-                 headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
+                 headers: dict[str, str] | None = None, **params: Any) -> None:
+        text = message.format(**params) if params else message
+        super().__init__(text)
         self.code = Code(code)
-        self.message = message
+        self.template = message
+        self.params = params
+        self.message = text
         self.status = status if status is not None else STATUS.get(self.code, 400)
         self.headers = headers
 
-    def to_json(self, ref: Any = None) -> dict[str, Any]:
-        return error_body(self.code, self.message, ref)
+    def to_json(self, ref: Any = None, lang: str | None = None) -> dict[str, Any]:
+        """The error's body, its message in ``lang`` (None: English)."""
+        return error_body(self.code, self.template, ref, lang, **self.params)

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from ludoteca.core.events import Event
 from ludoteca.core.game import State
 from ludoteca.web.errors import Code, error_body
+from ludoteca.web.life import ALL, CHAT_BURST, CHAT_RATE
 
 log = logging.getLogger("ludoteca.web")
 
@@ -67,9 +68,13 @@ class Connection:
         self.token: str | None = None
         self.closed = False
         self.limiter = RateLimiter(rate, burst)
+        self.chat_limiter = RateLimiter(CHAT_RATE, CHAT_BURST)
+        """Chat lines are limited apart from the other messages (life.py)."""
         self.last_error_at = 0.0
         self.close_code: int | None = None
         """The websocket close code when the server closes this connection (None: the usual one)."""
+        self.lang: str | None = None
+        """The language of this client's error messages (web/languages.py; None: English)."""
 
     def push(self, text: str) -> None:
         if self.closed:
@@ -83,9 +88,9 @@ class Connection:
     def send_json(self, data: dict[str, Any]) -> None:
         self.push(_dumps(data))
 
-    def error(self, code: Code, message: str, ref: Any = None) -> None:
-        """An error for this client alone (errors.py: the same shape as over HTTP)."""
-        self.send_json(error_body(code, message, ref))
+    def error(self, code: Code, message: str, ref: Any = None, **params: Any) -> None:
+        """An error for this client alone (errors.py: the same shape as over HTTP), in its language."""
+        self.send_json(error_body(code, message, ref, self.lang, **params))
 
     def close(self, code: int | None = None) -> None:
         if not self.closed:
@@ -210,6 +215,9 @@ class Hub:
         head = header if header is not None else self.header()
         if kind == "snapshot":
             head = f"{head},{_dumps(src.snapshot_extra())[1:-1]}"
+            extra = getattr(src, "viewer_extra", None)  # the table's notices and chat for this viewer
+            if extra is not None:
+                head = f"{head},{_dumps(extra(viewer))[1:-1]}"
         log_text = ",".join(self.entry(i, entries[i], viewer, everything) for i in range(log_from, len(entries)))
         you = "null" if viewer is None else str(int(viewer))
         return (f'{{"type":"{kind}",{head},"you":{you},"legal":{self.legal(viewer)},"log_from":{log_from},'
@@ -226,19 +234,36 @@ class Hub:
         self.conns.add(conn)
         conn.push(self.text(conn.seat, 0, "snapshot"))
         if conn.seat is not None:
+            self._presence()
             self.publish_seats()
 
     def detach(self, conn: Connection) -> None:
         if conn in self.conns:
             self.conns.discard(conn)
             if conn.seat is not None:
+                self._presence()
                 self.publish_seats()
 
     def sit(self, conn: Connection, seat: int, token: str) -> None:
         """``conn`` proved it holds ``seat``: it gets that seat's snapshot, the others the seats."""
         conn.seat, conn.token = seat, token
         conn.push(self.text(seat, 0, "snapshot"))
+        self._presence()
         self.publish_seats()
+
+    def unseat(self, seat: int) -> None:
+        """The player of ``seat`` left it (resigned, left): their connections watch from now on."""
+        for conn in [c for c in self.conns if c.seat == seat]:
+            conn.seat, conn.token = None, None
+            conn.send_json({"type": "left", "seat": seat})
+            conn.push(self.text(None, 0, "snapshot"))
+        self._presence()
+        self.publish_seats()
+
+    def _presence(self) -> None:
+        changed = getattr(self.source, "presence_changed", None)  # the table counts away players
+        if changed is not None:
+            changed()
 
     def spectators(self) -> int:
         return sum(1 for c in self.conns if c.seat is None)
@@ -267,6 +292,12 @@ class Hub:
             return
         self._seats_sent = text
         self.push(self.conns, text)
+
+    def push_notes(self, notes: list[tuple[str, dict[str, Any]]]) -> None:
+        """Chat lines and notices, ``(channel, note)``: ``all`` to everyone, else to spectators only."""
+        for channel, note in notes:
+            text = _dumps({"type": "note", **note})
+            self.push([c for c in self.conns if channel == ALL or c.seat is None], text)
 
     def push_all(self, data: dict[str, Any]) -> None:
         self.push(self.conns, _dumps(data))

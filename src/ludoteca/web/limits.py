@@ -67,17 +67,21 @@ _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
 class BadInput(ValueError):
-    """A client's input the server refuses; ``code`` is the error code sent back."""
+    """A client's input the server refuses; ``code`` is the error code sent back, ``message`` an
+    English template whose ``{name}`` fields ``params`` fill (translated when sent, errors.py)."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, message: str, **params: Any) -> None:
+        text = message.format(**params) if params else message
+        super().__init__(text)
         self.code = code
-        self.message = message
+        self.template = message
+        self.params = params
+        self.message = text
 
 
 def _parse_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise BadInput("bad_json", f"numbers are limited to {MAX_INT_DIGITS} digits")
+        raise BadInput("bad_json", "numbers are limited to {n} digits", n=MAX_INT_DIGITS)
     return int(text)
 
 
@@ -89,7 +93,7 @@ def _parse_float(text: str) -> float:
 
 
 def _parse_constant(text: str) -> Any:
-    raise BadInput("bad_json", f"{text} is not a JSON number")
+    raise BadInput("bad_json", "{text} is not a JSON number", text=text)
 
 
 def depth(value: Any) -> int:
@@ -121,11 +125,11 @@ def parse_json(text: str | bytes) -> Any:
     except BadInput:
         raise
     except RecursionError:
-        raise BadInput("bad_json", f"JSON is limited to {MAX_DEPTH} levels of nesting") from None
+        raise BadInput("bad_json", "JSON is limited to {n} levels of nesting", n=MAX_DEPTH) from None
     except (ValueError, UnicodeDecodeError):  # JSONDecodeError is a ValueError
         raise BadInput("bad_json", "the text is not valid JSON") from None
     if depth(value) > MAX_DEPTH:
-        raise BadInput("bad_json", f"JSON is limited to {MAX_DEPTH} levels of nesting")
+        raise BadInput("bad_json", "JSON is limited to {n} levels of nesting", n=MAX_DEPTH)
     return value
 
 
@@ -144,7 +148,8 @@ def _check_number(name: str, value: Any) -> None:
     if isinstance(value, bool):
         return
     if isinstance(value, int | float) and (not math.isfinite(value) or abs(value) > MAX_NUMBER):
-        raise BadInput("bad_options", f"option {name}: at most {MAX_NUMBER:,} in absolute value")
+        raise BadInput("bad_options", "option {name}: at most {limit} in absolute value", name=name,
+                       limit=f"{MAX_NUMBER:,}")
 
 
 def _check_layout(value: Any) -> None:
@@ -155,8 +160,8 @@ def _check_layout(value: Any) -> None:
     rows = len(value)
     cols = len(value[0]) if value else 0
     if not 3 <= rows <= MAX_LAYOUT_SIDE or not 3 <= cols <= MAX_LAYOUT_SIDE:
-        raise BadInput("bad_options", f"option layout: a grid of 3 to {MAX_LAYOUT_SIDE} rows and 3 to "
-                                      f"{MAX_LAYOUT_SIDE} columns, not {rows}x{cols}")
+        raise BadInput("bad_options", "option layout: a grid of 3 to {most} rows and 3 to {most} columns, not "
+                                      "{rows}x{cols}", most=MAX_LAYOUT_SIDE, rows=rows, cols=cols)
     for row in value:
         if len(row) != cols or not all(isinstance(x, int) and not isinstance(x, bool) for x in row):
             raise BadInput("bad_options", "option layout: every row has the same number of whole numbers 3-6")
@@ -170,24 +175,26 @@ def check_options(game: str, options: Any, declared: dict[str, Any]) -> None:
         raise BadInput("bad_options", "options is a JSON object")
     for key, value in options.items():
         if key in SERVER_ONLY_OPTIONS or key == "players":
-            raise BadInput("bad_options", f"option {key!r} cannot be set from the browser")
+            raise BadInput("bad_options", "option {name} cannot be set from the browser", name=repr(key))
         if key not in declared:
             names = ", ".join(sorted(k for k in declared if k not in SERVER_ONLY_OPTIONS))
-            raise BadInput("bad_options", f"unknown option {key[:40]!r} for {game}; its options are: {names}")
+            raise BadInput("bad_options", "unknown option {name} for {game}; its options are: {names}",
+                           name=repr(key[:40]), game=game, names=names)
         default = declared[key]
         if isinstance(value, str):
             if not isinstance(default, str):
-                raise BadInput("bad_options", f"option {key}: give a value, not text")
+                raise BadInput("bad_options", "option {name}: give a value, not text", name=key)
             if len(value) > MAX_TEXT_OPTION:
-                raise BadInput("bad_options", f"option {key}: at most {MAX_TEXT_OPTION} characters")
+                raise BadInput("bad_options", "option {name}: at most {n} characters", name=key, n=MAX_TEXT_OPTION)
         _check_number(key, value)
         if key == "layout":
             _check_layout(value)
         elif isinstance(value, list | dict):
-            raise BadInput("bad_options", f"option {key}: give a single value")
+            raise BadInput("bad_options", "option {name}: give a single value", name=key)
     size = len(json.dumps(options, separators=(",", ":")))
     if size > MAX_OPTIONS_BYTES:
-        raise BadInput("bad_options", f"the options are limited to {MAX_OPTIONS_BYTES} bytes of JSON, not {size}")
+        raise BadInput("bad_options", "the options are limited to {limit} bytes of JSON, not {size}",
+                       limit=MAX_OPTIONS_BYTES, size=size)
 
 
 def check_stored_options(options: Any) -> None:

@@ -24,9 +24,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from ludoteca.core.game import Game
+from ludoteca.core.i18n import N_
+from ludoteca.i18n import Message, option_label, web_text
 from ludoteca.registry import GAMES, game_class, load_game
 from ludoteca.web.ai import AIRunner, available_levels, level_descriptions
 from ludoteca.web.errors import Code, WebError
+from ludoteca.web.languages import request_language
+from ludoteca.web.life import check_settings
 from ludoteca.web.limits import (
     MAX_SPECTATORS,
     RESUME_LIMIT,
@@ -62,9 +66,9 @@ def new_table_id() -> str:
     return "".join(secrets.choice(alphabet) for _ in range(10))
 
 
-def _game_entry(name: str, cls: type[Game]) -> dict[str, Any]:
-    options = [{"name": opt.name, "doc": opt.doc, "default": None if callable(opt.default) else opt.default,
-                "depends_on_players": callable(opt.default)}
+def _game_entry(name: str, cls: type[Game], lang: str | None = None) -> dict[str, Any]:
+    options = [{"name": opt.name, "label": web_text(lang, option_label(opt.name)), "doc": web_text(lang, opt.doc),
+                "default": None if callable(opt.default) else opt.default, "depends_on_players": callable(opt.default)}
                for opt in cls.OPTIONS if opt.name not in SERVER_ONLY_OPTIONS]
     defaults = {}
     for n in range(cls.min_players, cls.max_players + 1):
@@ -77,9 +81,10 @@ def _game_entry(name: str, cls: type[Game]) -> dict[str, Any]:
 
 
 @functools.cache
-def game_catalog() -> list[dict[str, Any]]:
-    """The games, with their players and the options the web form may set."""
-    return [_game_entry(name, game_class(name)) for name in GAMES]
+def game_catalog(lang: str | None = None) -> list[dict[str, Any]]:
+    """The games, with their players and the options the web form may set (their labels and help
+    texts in ``lang``: each game's own catalog, games/<name>/locale)."""
+    return [_game_entry(name, game_class(name), lang) for name in GAMES]
 
 
 class Lobby:
@@ -261,7 +266,8 @@ class Lobby:
             self.tables.pop(t.id, None)
 
     # --- create ----------------------------------------------------------------------------------------
-    async def create(self, request: Any, rematch_of: str | None = None) -> tuple[Table, int | None, str | None]:
+    async def create(self, request: Any, rematch_of: str | None = None,
+                     lang: str | None = None) -> tuple[Table, int | None, str | None]:
         """A new table from a lobby request; returns (table, seat, token) — the creator's seat if asked."""
         if not isinstance(request, dict):
             raise WebError(Code.BAD_REQUEST, "a table request is a JSON object")
@@ -270,23 +276,27 @@ class Lobby:
         if isinstance(players, bool) or not isinstance(players, int):
             raise WebError(Code.BAD_PLAYERS, "players is a whole number")
         if not cls.min_players <= players <= cls.max_players:
-            raise WebError(Code.BAD_PLAYERS, f"{name} is played by {cls.min_players} to {cls.max_players} players")
+            raise WebError(Code.BAD_PLAYERS, "{game} is played by {min} to {max} players", game=name,
+                           min=cls.min_players, max=cls.max_players)
         game = await self._build_game(name, cls, players, request.get("options") or {})
-        seats = self._seats(request.get("seats"), players)
+        seats = self._seats(request.get("seats"), players, lang)
         unlisted = request.get("unlisted", False)
         if not isinstance(unlisted, bool):
             raise WebError(Code.BAD_UNLISTED,
                            "'unlisted' is true (only people with the link find the table) or false")
+        settings = check_settings(request)  # abandoned seats, chat channels (life.py)
         sit, token = request.get("sit"), None
         if sit is not None:
             if isinstance(sit, bool) or not isinstance(sit, int) or not 0 <= sit < players or seats[sit].kind != OPEN:
                 raise WebError(Code.BAD_SEAT, "'sit' must name an open seat")
             token = secrets.token_urlsafe(24)
-            seats[sit] = Seat(HUMAN, None, clean_name(request.get("name"), f"Player {sit + 1}"), hash_token(token))
+            default = web_text(lang, N_("Player {n}"), n=sit + 1)  # the seats' default names: in the creator's language
+            seats[sit] = Seat(HUMAN, None, clean_name(request.get("name"), default), hash_token(token))
         now = time.time()
         data = TableData(id=new_table_id(), game=name, options=game.record_options(),
                          seed=secrets.randbits(62), status=WAITING, created_at=now, updated_at=now,
-                         seats=[s.data() for s in seats], rematch_of=rematch_of, unlisted=unlisted)
+                         seats=[s.data() for s in seats], rematch_of=rematch_of, unlisted=unlisted,
+                         settings=settings)
         try:
             json.dumps(data.options)
         except (TypeError, ValueError):
@@ -301,24 +311,25 @@ class Lobby:
     @staticmethod
     def _game_of(name: Any) -> tuple[str, type[Game]]:
         if not isinstance(name, str) or name.lower() not in GAMES:
-            raise WebError(Code.BAD_GAME, f"unknown game {shown_id(name)}; the games are: {', '.join(GAMES)}")
+            raise WebError(Code.BAD_GAME, "unknown game {game}; the games are: {games}", game=shown_id(name),
+                           games=", ".join(GAMES))
         return name.lower(), game_class(name.lower())
 
     async def _build_game(self, name: str, cls: type[Game], players: int, options: Any) -> Game:
         try:  # the web's bounds first: nothing is built from options out of them
             check_options(name, options, {o.name: o.default for o in cls.OPTIONS})
         except BadInput as exc:
-            raise WebError(Code(exc.code), exc.message) from None
+            raise WebError(Code(exc.code), exc.template, **exc.params) from None
         try:
             return await self.build(functools.partial(load_game, name, players=players, **options))
         except ValueError as exc:
-            raise WebError(Code.BAD_OPTIONS, str(exc)) from None
+            raise WebError(Code.BAD_OPTIONS, "the game refuses these options: {reason}", reason=str(exc)) from None
 
-    def _seats(self, request: Any, players: int) -> list[Seat]:
+    def _seats(self, request: Any, players: int, lang: str | None = None) -> list[Seat]:
         if request is None:
             return [Seat(OPEN) for _ in range(players)]
         if not isinstance(request, list) or len(request) != players:
-            raise WebError(Code.BAD_SEATS, f"give one seat description per player ({players})")
+            raise WebError(Code.BAD_SEATS, "give one seat description per player ({n})", n=players)
         seats: list[Seat] = []
         for i, s in enumerate(request):
             kind = s.get("kind") if isinstance(s, dict) else None
@@ -327,11 +338,12 @@ class Lobby:
             elif kind == AI:
                 level = s.get("level", "random")
                 if not isinstance(level, str) or level not in self.levels():
-                    raise WebError(Code.BAD_SEATS, f"seat {i + 1}: AI level {shown_id(level)} is not one of "
-                                                   f"{', '.join(self.levels())}")
-                seats.append(Seat(AI, level, f"AI {i + 1} ({level})"))
+                    raise WebError(Code.BAD_SEATS, "seat {seat}: AI level {level} is not one of {levels}",
+                                   seat=i + 1, level=shown_id(level), levels=", ".join(self.levels()))
+                seats.append(Seat(AI, level, web_text(lang, N_("AI {n} ({level})"), n=i + 1,
+                                                       level=web_text(lang, level))))
             else:
-                raise WebError(Code.BAD_SEATS, f"seat {i + 1}: kind is 'open' or 'ai'")
+                raise WebError(Code.BAD_SEATS, "seat {seat}: kind is 'open' or 'ai'", seat=i + 1)
         return seats
 
     # --- rematch ----------------------------------------------------------------------------------------
@@ -347,7 +359,7 @@ class Lobby:
                                 if k != "players" and k not in SERVER_ONLY_OPTIONS},
                     "seats": [{"kind": AI, "level": s.level} if s.kind == AI else {"kind": OPEN}
                               for s in table.seats],
-                    "unlisted": table.unlisted,
+                    "unlisted": table.unlisted, **table.settings,
                 }
                 made, _, _ = await self.create(request, rematch_of=table.id)
                 made.hold_seats(table.seats, made.created_at + self.rematch_hold)
@@ -365,6 +377,8 @@ class Lobby:
                     seat = i
         if seat is not None and new.seats[seat].kind == OPEN:
             return new, seat, await new.join(seat, table.seats[seat].name, claim=digest)
+        if seat is not None and digest is not None and new.seats[seat].token_hash == digest:
+            return new, seat, token  # a rematch the players agreed on: the same token holds the seat
         return new, None, None
 
     # --- list --------------------------------------------------------------------------------------------
@@ -416,31 +430,33 @@ async def read_json(request: Request) -> Any:
     """The request body as JSON (at most ``MAX_BODY`` bytes; an empty body is ``{}``)."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise WebError(Code.TOO_LARGE, f"the request body is limited to {MAX_BODY} bytes")
+        raise WebError(Code.TOO_LARGE, "the request body is limited to {limit} bytes", limit=MAX_BODY)
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY:
-            raise WebError(Code.TOO_LARGE, f"the request body is limited to {MAX_BODY} bytes")
+            raise WebError(Code.TOO_LARGE, "the request body is limited to {limit} bytes", limit=MAX_BODY)
     if not body:
         return {}
     try:
         return parse_json(bytes(body))
     except BadInput as exc:
-        raise WebError(Code(exc.code), f"the request body: {exc.message}") from None
+        raise WebError(Code(exc.code), "the request body: {reason}", reason=Message(exc.template, exc.params)) from None
 
 
 async def table_or_404(request: Request, table_id: str) -> Table:
     table = await lobby_of(request).get(table_id)
     if table is None:
-        raise WebError(Code.NOT_FOUND, f"there is no table {shown_id(table_id)}")
+        raise WebError(Code.NOT_FOUND, "there is no table {table}", table=shown_id(table_id))
     return table
 
 
 @router.get("/games")
 async def games(request: Request) -> dict[str, Any]:
     levels = lobby_of(request).levels()
-    return {"games": game_catalog(), "levels": levels, "level_info": level_descriptions(levels)}
+    lang = request_language(request)
+    return {"games": game_catalog(lang), "levels": levels,
+            "level_info": {level: web_text(lang, text) for level, text in level_descriptions(levels).items()}}
 
 
 @router.get("/stats")
@@ -467,7 +483,7 @@ async def tables(request: Request, ids: str | None = None) -> dict[str, Any]:
         return {"tables": await lobby_of(request).list_tables()}
     wanted = list(dict.fromkeys(i for i in ids.split(",") if i))
     if len(ids) > MAX_IDS * 33 or len(wanted) > MAX_IDS or not all(valid_table_id(i) for i in wanted):
-        raise WebError(Code.BAD_REQUEST, f"ids: at most {MAX_IDS} table ids, separated by commas")
+        raise WebError(Code.BAD_REQUEST, "ids: at most {n} table ids, separated by commas", n=MAX_IDS)
     return {"tables": await lobby_of(request).tables_by_id(wanted) if wanted else []}
 
 
@@ -475,9 +491,9 @@ async def tables(request: Request, ids: str | None = None) -> dict[str, Any]:
 async def create_table(request: Request) -> JSONResponse:
     wait = request.app.state.creations.take(request.client.host if request.client else "?")
     if wait > 0:
-        raise WebError(Code.RATE_LIMITED, f"too many tables created from your address: try again in "
-                                          f"{math.ceil(wait)} s", headers={"Retry-After": str(math.ceil(wait))})
-    table, seat, token = await lobby_of(request).create(await read_json(request))
+        raise WebError(Code.RATE_LIMITED, "too many tables created from your address: try again in {seconds} s",
+                       headers={"Retry-After": str(math.ceil(wait))}, seconds=math.ceil(wait))
+    table, seat, token = await lobby_of(request).create(await read_json(request), lang=request_language(request))
     return JSONResponse({"id": table.id, "url": f"/t/{table.id}", "seat": seat, "token": token,
                          "table": table.summary()}, status_code=201)
 

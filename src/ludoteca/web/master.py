@@ -38,7 +38,7 @@ from ludoteca.core.events import Event
 from ludoteca.core.game import Action, Game, State
 from ludoteca.web.clock import TurnClock
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.repository import AppendRequest, Conflict, SeatData
+from ludoteca.web.repository import AppendRequest, Conflict, NoteData, SeatData
 
 log = logging.getLogger("ludoteca.web")
 
@@ -203,7 +203,7 @@ class Master:
         to_move = self.to_move()
         if to_move != seat:
             who = (self.seats[to_move].name or f"Player {to_move + 1}") if to_move is not None else "nobody"
-            raise WebError(Code.NOT_YOUR_TURN, f"it is not your turn: {who} is to move")
+            raise WebError(Code.NOT_YOUR_TURN, "it is not your turn: {name} is to move", name=who)
         if seq is not None and seq != self.seq:
             raise WebError(Code.STALE, "the position changed before your move arrived; it was not played")
 
@@ -214,7 +214,7 @@ class Master:
         try:
             action = self.state.action_from_json(data)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
-            raise WebError(Code.ILLEGAL, f"not an action: {exc}") from None
+            raise WebError(Code.ILLEGAL, "not an action: {reason}", reason=str(exc)) from None
         if self._timeout is not None and action == self._timeout:
             raise WebError(Code.ILLEGAL, "the hourglass runs out by itself: the server plays the timeout")
         return action
@@ -226,12 +226,14 @@ class Master:
             self._check_turn(seat, seq)
             await self._play(seat, self.parse(data))
 
-    async def play(self, seat: int, action: Action, seq: int) -> bool:
+    async def play(self, seat: int, action: Action, seq: int, only_ai: bool = False) -> bool:
         """An AI seat's move for the position ``seq``; False (nothing played) when the position
-        changed meanwhile."""
+        changed meanwhile (``only_ai``: or the seat is no longer played by an AI)."""
         async with self.lock:
             if seq != self.seq or self.status != PLAYING or self.to_move() != seat:
                 return False
+            if only_ai and self.seats[seat].kind != AI:
+                return False  # the seat's player took it back meanwhile
             await self._play(seat, action)
             return True
 
@@ -255,6 +257,27 @@ class Master:
         """Seats taken while the table waits or plays (lock held): stored, then published."""
         await self._commit([], self.state, seats=seats, expect_status=self.status)
 
+    async def change(self, seats: dict[int, Seat] | None = None, *, status: str | None = None,
+                     result: dict[str, Any] | None = None, notes: Sequence[NoteData] = ()) -> None:
+        """A change of the table around the game (lock held): seats replaced (a resignation, a seat
+        left or handed to an AI, taken back; each only while it still holds the token it had), the
+        status and a result the engine did not decide (a resignation, an abandoned table), and the
+        notices that tell it: stored in one transaction (nothing changes when that fails), then
+        published. The game record is untouched: it holds the engine's actions only."""
+        seats = seats or {}
+        new_status = status or self.status
+        await self._store(AppendRequest(
+            self.table_id, self.seq, [], new_status if new_status != self.status else None, result, [],
+            expect_status=self.status, notes=list(notes),
+            replace=[(i, seat.data(), self.seats[i].token_hash) for i, seat in sorted(seats.items())]))
+        for i, seat in seats.items():
+            self.seats[i] = seat
+        self.status = new_status
+        if result is not None:
+            self.result = result
+        self.clock.restart(self.state.time_left() if self.status == PLAYING else None)
+        self.hub.publish(self.seq, everything=result is not None and self.secrets)
+
     # --- apply on a copy --------------------------------------------------------------------------
     async def _play(self, seat: int, action: Action) -> None:
         """Apply ``action`` for ``seat`` (lock held) with the time spent and the chance that follows."""
@@ -269,7 +292,7 @@ class Master:
         try:
             events = work.apply_action(action, elapsed=elapsed)
         except IllegalActionError as exc:
-            raise WebError(Code.ILLEGAL, str(exc)) from None
+            raise WebError(Code.ILLEGAL, "this move is not allowed: {reason}", reason=str(exc)) from None
         steps = [Step(seat, data, tuple(events)), *self._chance_steps(work, self.seq + 1)]
         await self._commit(steps, work)
 
@@ -332,8 +355,9 @@ class Master:
         except WebError:
             raise
         except Conflict as exc:
-            raise WebError(Code.CONFLICT, f"the table changed meanwhile and nothing was saved: {exc}") from None
+            raise WebError(Code.CONFLICT, "the table changed meanwhile and nothing was saved: {reason}",
+                           reason=str(exc)) from None
         except Exception as exc:  # storage failure: nothing changes in memory
             log.exception("table %s: cannot store actions", self.table_id)
-            what = "your seat" if request.seats else "the move"
-            raise WebError(Code.STORAGE, f"{what} could not be saved; try again") from exc
+            raise WebError(Code.STORAGE, "your seat could not be saved; try again" if request.seats
+                           else "the move could not be saved; try again") from exc

@@ -1,11 +1,13 @@
 """Persistent tables through SQLAlchemy Core: SQLite by default, PostgreSQL with a URL.
 
-Three tables (a column added by a newer version is added to an older database at start-up):
+Four tables (a column added by a newer version is added to an older database at start-up):
 
 - ``ludo_tables``: one row per game table (game, options, seed, status, result, rematch link);
 - ``ludo_seats``: one row per seat (open / human / ai, the AI level, the player's name, the
   SHA-256 of the seat's secret token — the token itself is never stored);
-- ``ludo_actions``: every accepted action in order, as canonical JSON (chance outcomes too).
+- ``ludo_actions``: every accepted action in order, as canonical JSON (chance outcomes too);
+- ``ludo_notes``: the table's life around the game: chat lines and notices (a resignation, a seat
+  left or handed to an AI, rematch offers), each with its channel and the action count it follows.
 
 A table is rebuilt by replaying its actions, so the actions are the source of truth. Every
 statement is built with SQLAlchemy Core (compiled once and cached by SQLAlchemy), so the same
@@ -73,6 +75,7 @@ tables_t = Table(
     Column("rematch_id", String(32), nullable=True),
     Column("rematch_of", String(32), nullable=True),
     Column("unlisted", Boolean, nullable=True, default=False),
+    Column("settings", Text, nullable=True),
 )
 
 seats_t = Table(
@@ -83,6 +86,7 @@ seats_t = Table(
     Column("level", String(64), nullable=True),
     Column("name", String(64), nullable=True),
     Column("token_hash", String(64), nullable=True),
+    Column("away_since", Float, nullable=True),
 )
 
 actions_t = Table(
@@ -93,6 +97,20 @@ actions_t = Table(
     Column("action", Text, nullable=False),
     Column("created_at", Float, nullable=False),
 )
+
+notes_t = Table(
+    "ludo_notes", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", String(32), ForeignKey("ludo_tables.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),
+    Column("channel", String(16), nullable=False),
+    Column("at_seq", Integer, nullable=False),
+    Column("data", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+NOTES_LOADED = 300
+"""Notes (chat and notices) loaded with a table: the most recent ones."""
 
 _INSERT_ACTION = insert(actions_t)
 _ADVANCE = (
@@ -106,6 +124,22 @@ _TAKE_SEAT = (
     .values(kind=bindparam("kind"), level=bindparam("level"), name=bindparam("name"),
             token_hash=bindparam("token_hash"))
 )
+_REPLACE_VALUES: dict[str, Any] = {"kind": bindparam("kind"), "level": bindparam("level"), "name": bindparam("name"),
+                   "token_hash": bindparam("token_hash"), "away_since": None}
+_REPLACE_SEAT = (
+    update(seats_t)
+    .where(seats_t.c.table_id == bindparam("t_id"), seats_t.c.seat == bindparam("t_seat"),
+           seats_t.c.token_hash == bindparam("old_hash"))
+    .values(**_REPLACE_VALUES)
+)
+_REPLACE_TOKENLESS_SEAT = (
+    update(seats_t)
+    .where(seats_t.c.table_id == bindparam("t_id"), seats_t.c.seat == bindparam("t_seat"),
+           seats_t.c.token_hash.is_(None))
+    .values(**_REPLACE_VALUES)
+)
+"""A seat changed by the table's life (resigned, left, handed to an AI, taken back): only while it
+still holds the token it had when the change was decided."""
 
 
 @dataclass
@@ -114,6 +148,27 @@ class SeatData:
     level: str | None = None
     name: str | None = None
     token_hash: str | None = None
+    away_since: float | None = None
+    """Since when (epoch seconds) the seat's player has had no connection, when stored (tables.py)."""
+
+
+@dataclass
+class NoteData:
+    """A chat line or a notice of a table (stored in ``ludo_notes``)."""
+
+    kind: str
+    """``chat``, or a notice: ``resigned``, ``left``, ``ai_took_over``, ``took_back``, ``abandoned``,
+    ``rematch_offer``, ``rematch_accept``, ``rematch_decline``."""
+    channel: str
+    """``all`` (every viewer) or ``spectators`` (spectators only: separate chat)."""
+    at_seq: int
+    """The number of actions played when it happened (where it goes in the log)."""
+    data: dict[str, Any]
+    created_at: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "channel": self.channel, "at": self.at_seq, "time": round(self.created_at, 3),
+                **self.data}
 
 
 @dataclass
@@ -135,6 +190,10 @@ class TableData:
     rematch_id: str | None = None
     rematch_of: str | None = None
     unlisted: bool = False
+    settings: dict[str, Any] = field(default_factory=dict)
+    """The table's own settings (tables.py ``TableSettings``): abandoned seats, chat channels."""
+    notes: list[NoteData] = field(default_factory=list)
+    """The most recent notes (at most :data:`NOTES_LOADED`), oldest first."""
 
 
 @dataclass
@@ -150,6 +209,10 @@ class AppendRequest:
     """Open seats taken in the same transaction (the last join and the game's start are one)."""
     expect_status: str | None = None
     """Store nothing unless the table still has this status (e.g. a join to a table that expired)."""
+    replace: list[tuple[int, SeatData, str | None]] = field(default_factory=list)
+    """Seats changed by the table's life: (seat, new data, the token hash it must still hold)."""
+    notes: list[NoteData] = field(default_factory=list)
+    """Notices stored in the same transaction."""
 
 
 class Conflict(Exception):
@@ -170,7 +233,18 @@ def _dumps(value: Any) -> str:
 
 
 def _seat(row: Row[Any]) -> SeatData:
-    return SeatData(kind=row.kind, level=row.level, name=row.name, token_hash=row.token_hash)
+    return SeatData(kind=row.kind, level=row.level, name=row.name, token_hash=row.token_hash,
+                    away_since=row.away_since)
+
+
+def _note(row: Row[Any]) -> NoteData:
+    return NoteData(kind=row.kind, channel=row.channel, at_seq=row.at_seq, data=json.loads(row.data),
+                    created_at=row.created_at)
+
+
+def _note_rows(table_id: str, notes: list[NoteData]) -> list[dict[str, Any]]:
+    return [{"table_id": table_id, "kind": n.kind, "channel": n.channel, "at_seq": n.at_seq, "data": _dumps(n.data),
+             "created_at": n.created_at or time.time()} for n in notes]
 
 
 class Repository:
@@ -219,7 +293,7 @@ class Repository:
                 id=data.id, game=data.game, options=_dumps(data.options), seed=data.seed,
                 status=data.status, created_at=data.created_at, updated_at=data.updated_at,
                 n_actions=0, result=None, rematch_id=None, rematch_of=data.rematch_of,
-                unlisted=data.unlisted,
+                unlisted=data.unlisted, settings=_dumps(data.settings) if data.settings else None,
             ))
             conn.execute(insert(seats_t), [
                 {"table_id": data.id, "seat": i, "kind": s.kind, "level": s.level, "name": s.name,
@@ -250,6 +324,9 @@ class Repository:
     def _append(self, conn: Connection, batch: list[AppendRequest], rows: list[dict[str, Any]], now: float) -> None:
         for req in batch:
             self._take_seats(conn, req)
+            self._replace_seats(conn, req)
+            if req.notes:
+                conn.execute(insert(notes_t), _note_rows(req.table_id, req.notes))
         if rows:
             conn.execute(_INSERT_ACTION, rows)
         plain = [req for req in batch if _plain(req)]
@@ -270,6 +347,39 @@ class Repository:
                                              "token_hash": data.token_hash})
             if done.rowcount != 1:
                 raise Conflict(f"table {req.table_id}: seat {seat} is no longer open")
+
+    @staticmethod
+    def _replace_seats(conn: Connection, req: AppendRequest) -> None:
+        for seat, data, old_hash in req.replace:
+            values = {"t_id": req.table_id, "t_seat": seat, "kind": data.kind, "level": data.level,
+                      "name": data.name, "token_hash": data.token_hash}
+            if old_hash is None:
+                done = conn.execute(_REPLACE_TOKENLESS_SEAT, values)
+            else:
+                done = conn.execute(_REPLACE_SEAT, {**values, "old_hash": old_hash})
+            if done.rowcount != 1:
+                raise Conflict(f"table {req.table_id}: seat {seat} changed meanwhile")
+
+    def add_notes(self, table_id: str, notes: list[NoteData]) -> None:
+        """Store chat lines (a table's notices go with its changes: :class:`AppendRequest`)."""
+        with self.engine.begin() as conn:
+            conn.execute(insert(notes_t), _note_rows(table_id, notes))
+
+    def set_away(self, table_id: str, seat: int, away_since: float | None) -> None:
+        """Since when the seat's player has had no connection (None: connected now)."""
+        with self.engine.begin() as conn:
+            conn.execute(update(seats_t).where(seats_t.c.table_id == table_id, seats_t.c.seat == seat)
+                         .values(away_since=away_since))
+
+    def notes_of(self, table_id: str, limit: int = NOTES_LOADED) -> list[NoteData]:
+        """The most recent ``limit`` notes of a table, oldest first."""
+        with self.engine.connect() as conn:
+            return self._notes(conn, table_id, limit)
+
+    @staticmethod
+    def _notes(conn: Connection, table_id: str, limit: int) -> list[NoteData]:
+        q = select(notes_t).where(notes_t.c.table_id == table_id).order_by(notes_t.c.id.desc()).limit(limit)
+        return [_note(r) for r in reversed(list(conn.execute(q)))]
 
     @staticmethod
     def _advance(conn: Connection, req: AppendRequest, now: float) -> None:
@@ -324,6 +434,7 @@ class Repository:
             actions = list(conn.execute(
                 select(actions_t.c.seq, actions_t.c.seat, actions_t.c.action, actions_t.c.created_at)
                 .where(actions_t.c.table_id == table_id).order_by(actions_t.c.seq)))
+            notes = self._notes(conn, table_id, NOTES_LOADED)
         for k, a in enumerate(actions):
             if a.seq != k:
                 raise ValueError(f"table {table_id}: stored action {k} is missing")
@@ -335,6 +446,7 @@ class Repository:
             action_times=[a.created_at for a in actions],
             result=json.loads(row.result) if row.result else None,
             rematch_id=row.rematch_id, rematch_of=row.rematch_of, unlisted=bool(row.unlisted),
+            settings=json.loads(row.settings) if row.settings else {}, notes=notes,
         )
 
     def table_ids(self, statuses: tuple[str, ...], limit: int | None = None) -> list[str]:

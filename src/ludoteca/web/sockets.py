@@ -1,9 +1,12 @@
 """The websocket of a table: ``/ws/{id}``, one JSON message at a time.
 
 Client → server: ``{"type": "auth", "token"}``, ``{"type": "join", "seat", "name"}``,
-``{"type": "action", "action": {...}, "seq": n}``, ``{"type": "ping"}``. Server → client:
-``snapshot`` (on connect and after auth), ``update`` (after every change), ``seats``,
-``joined``, ``rematch``, ``pong``, ``error`` (to that client only, errors.py).
+``{"type": "action", "action": {...}, "seq": n}``, ``{"type": "ping"}``; the table's life
+(tables.py): ``resign``, ``leave``, ``take_back``, ``rematch_offer``, ``rematch_accept``,
+``rematch_decline``, ``{"type": "chat", "text", "name"?}``. Server → client: ``snapshot`` (on
+connect and after auth), ``update`` (after every change), ``seats``, ``joined``, ``left`` (you
+no longer hold a seat), ``note`` (a chat line or a notice), ``rematch``, ``pong``, ``error`` (to
+that client only, errors.py).
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from ludoteca.i18n import Message
 from ludoteca.web.errors import Code, WebError, error_body
 from ludoteca.web.hub import Connection
+from ludoteca.web.languages import socket_language
 from ludoteca.web.limits import BadInput, parse_json, shown_id
 from ludoteca.web.lobby import Lobby
 from ludoteca.web.tables import Table
@@ -39,20 +44,23 @@ ADMIT_WAIT = 5.0
 @router.websocket("/ws/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     lobby: Lobby = websocket.app.state.lobby
+    lang = socket_language(websocket)
     try:
         table = await lobby.get(table_id)
     except WebError as exc:  # e.g. a table whose start cannot be stored now
         await websocket.accept()
-        await websocket.send_text(json.dumps(exc.to_json()))
+        await websocket.send_text(json.dumps(exc.to_json(lang=lang)))
         await websocket.close(code=1013)
         return
     await websocket.accept()
     if table is None:
-        await websocket.send_text(json.dumps(error_body(Code.NOT_FOUND, f"there is no table {shown_id(table_id)}")))
+        await websocket.send_text(json.dumps(error_body(Code.NOT_FOUND, "there is no table {table}", lang=lang,
+                                                        table=shown_id(table_id))))
         await websocket.close(code=4404)
         return
     limits = websocket.app.state.socket_rate
     conn = Connection(*limits)
+    conn.lang = lang
     writer = asyncio.create_task(_writer(websocket, conn))
     try:
         if not await _admit(websocket, table, conn, lobby.max_spectators):
@@ -79,7 +87,7 @@ def _text_of(conn: Connection, message: Mapping[str, Any]) -> str | None:
         return str(text)
     data = message.get("bytes") or b""
     if len(data) > MAX_MESSAGE:
-        conn.error(Code.TOO_LARGE, f"messages are limited to {MAX_MESSAGE} bytes")
+        conn.error(Code.TOO_LARGE, "messages are limited to {limit} bytes", limit=MAX_MESSAGE)
         return None
     try:
         return bytes(data).decode("utf-8")
@@ -109,8 +117,8 @@ async def _admit(websocket: WebSocket, table: Table, conn: Connection, max_spect
             return True
         except WebError:
             table.hub.detach(conn)
-    conn.error(Code.SPECTATORS_FULL, f"this table already has {max_spectators} spectators, the most it "
-                                     "takes; its players can still come in")
+    conn.error(Code.SPECTATORS_FULL, "this table already has {n} spectators, the most it takes; its players "
+                                     "can still come in", n=max_spectators)
     return False
 
 
@@ -139,21 +147,21 @@ def _allowed(conn: Connection) -> bool:
     now = time.monotonic()
     if now - conn.last_error_at > 0.5:
         conn.last_error_at = now
-        conn.error(Code.RATE_LIMITED, f"too many messages: at most {conn.limiter.rate:g} per second")
+        conn.error(Code.RATE_LIMITED, "too many messages: at most {rate} per second", rate=f"{conn.limiter.rate:g}")
     return False
 
 
 async def handle(lobby: Lobby, table: Table, conn: Connection, text: str) -> None:
     """One client message: every problem is answered to this client alone."""
     if len(text) > MAX_MESSAGE:
-        conn.error(Code.TOO_LARGE, f"messages are limited to {MAX_MESSAGE} bytes")
+        conn.error(Code.TOO_LARGE, "messages are limited to {limit} bytes", limit=MAX_MESSAGE)
         return
     if not _allowed(conn):
         return
     try:
         message = parse_json(text)
     except BadInput as exc:
-        conn.error(Code(exc.code), f"the message: {exc.message}")
+        conn.error(Code(exc.code), "the message: {reason}", reason=Message(exc.template, exc.params))
         return
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         conn.error(Code.BAD_MESSAGE, "a message is a JSON object with a 'type'")
@@ -165,7 +173,7 @@ async def handle(lobby: Lobby, table: Table, conn: Connection, text: str) -> Non
     try:
         await _dispatch(lobby, table, conn, kind, message, ref)
     except WebError as exc:
-        conn.send_json(exc.to_json(ref))
+        conn.send_json(exc.to_json(ref, conn.lang))
     except Exception:
         log.exception("table %s: error handling a %s message", table.id, kind[:40])
         conn.error(Code.SERVER_ERROR, "the server could not handle this message", ref)
@@ -183,7 +191,17 @@ async def _dispatch(lobby: Lobby, table: Table, conn: Connection, kind: str, mes
         token = await table.join(message.get("seat"), message.get("name"), key=message.get("key"))
         conn.send_json({"type": "joined", "seat": message.get("seat"), "token": token})
         table.authenticate(conn, token)
+    elif kind == "chat":
+        await table.chat(conn, message)
+    elif kind == "resign":
+        await table.resign(conn)
+    elif kind == "leave":
+        await table.leave(conn)
+    elif kind == "take_back":
+        await table.take_back(conn)
+    elif kind in ("rematch_offer", "rematch_accept", "rematch_decline"):
+        await table.answer_rematch(conn, kind.removeprefix("rematch_"))
     elif kind == "ping":
         conn.send_json({"type": "pong", "ref": ref, "seq": table.master.seq})
     else:
-        raise WebError(Code.BAD_MESSAGE, f"unknown message type {kind[:40]!r}")
+        raise WebError(Code.BAD_MESSAGE, "unknown message type {type}", type=repr(kind[:40]))

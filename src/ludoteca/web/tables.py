@@ -5,6 +5,11 @@ the position and commits every change, the :class:`~ludoteca.web.hub.Hub` that s
 viewer what they may see, the seats with their secret tokens (and the seats a rematch keeps for
 the previous players), the hourglass's timer and the AI seats. The lobby (lobby.py) creates,
 loads and lists tables.
+
+The table's life around the game (docs/web.md, "Table life"): a player resigns or leaves a seat,
+an away player's seat is handed to the easiest AI (or the table ends) after the table's
+``abandon_after`` seconds, the players agree on a rematch, everyone chats. Each such change is
+stored (seats, status, result and a notice in one transaction) before it is broadcast.
 """
 
 from __future__ import annotations
@@ -17,12 +22,14 @@ import random
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Sequence
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 from ludoteca.core.game import Game, State
 from ludoteca.core.records import Record
 from ludoteca.registry import load_game
+from ludoteca.web import life
 from ludoteca.web.ai import AIRunner, agent_seed
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.hub import Connection, Hub, Viewer
@@ -40,7 +47,7 @@ from ludoteca.web.master import (
     Seat,
     Store,
 )
-from ludoteca.web.repository import SeatData, TableData
+from ludoteca.web.repository import NOTES_LOADED, NoteData, Repository, SeatData, TableData
 
 log = logging.getLogger("ludoteca.web")
 
@@ -65,7 +72,7 @@ def clean_name(name: Any, default: str) -> str:
         raise WebError(Code.BAD_NAME, "a name is text")
     text = " ".join("".join(ch for ch in name if ch.isprintable()).split())
     if len(text) > MAX_NAME:
-        raise WebError(Code.BAD_NAME, f"a name has at most {MAX_NAME} characters")
+        raise WebError(Code.BAD_NAME, "a name has at most {n} characters", n=MAX_NAME)
     return text or default
 
 
@@ -77,6 +84,13 @@ class Host(Protocol):
     ai: AIRunner
     stall_after: float
     committer: Store
+    repo: Repository
+
+    async def db(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+    def levels(self) -> list[str]: ...
+
+    async def create(self, request: Any, rematch_of: str | None = None) -> tuple[Table, int | None, str | None]: ...
 
 
 class Table:
@@ -106,6 +120,19 @@ class Table:
         self.ai_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._replay: dict[str, Any] | None = None
+        # --- the table's life -------------------------------------------------------------------
+        self.settings = life.stored_settings(data.settings)
+        self.notes: deque[NoteData] = deque(data.notes, maxlen=NOTES_LOADED)
+        now = time.time()
+        self.playing_since = data.action_times[0] if data.action_times else data.updated_at
+        """When the game began (abandoned seats count from then at the earliest)."""
+        self.away: dict[int, float] = {i: s.away_since if s.away_since is not None else now
+                                       for i, s in enumerate(data.seats) if s.kind == HUMAN}
+        """Human seats without a connection: seat -> since when (epoch seconds). A seat whose stored
+        ``away_since`` is empty was connected when the server stopped: it counts from the load."""
+        self._abandon_timer: asyncio.TimerHandle | None = None
+        self._was_playing = data.status == PLAYING
+        self.offer: dict[str, Any] | None = self._offer_of(data.notes)
 
     # --- what the hub reads (hub.Source) ----------------------------------------------------------
     @property
@@ -150,7 +177,7 @@ class Table:
     def header(self) -> dict[str, Any]:
         return {"table": self.id, "seq": self.master.seq, "status": self.status, "to_move": self.to_move(),
                 "seats": self.public_seats(), "clock": self.clock_info(), "result": self.result,
-                "rematch": self.rematch_id}
+                "rematch": self.rematch_id, "offer": self.offer}
 
     def legal_for(self, viewer: Viewer) -> list[dict[str, Any]] | None:
         to_move = self.to_move()
@@ -161,7 +188,14 @@ class Table:
     def snapshot_extra(self) -> dict[str, Any]:
         return {"game": {"name": self.game_name, "title": self.game.title, "players": self.n_players,
                          "options": {k: v for k, v in self.options.items() if k not in SERVER_ONLY_OPTIONS}},
-                "rematch_of": self.rematch_of}
+                "rematch_of": self.rematch_of, "settings": self.settings}
+
+    def viewer_extra(self, viewer: Viewer) -> dict[str, Any]:
+        """What a snapshot adds for ``viewer``: the notices and the last chat lines it may read."""
+        visible = [n for n in self.notes if n.channel == life.ALL or viewer is None]
+        chat = [n for n in visible if n.kind == "chat"][-life.CHAT_SHOWN:]
+        keep = {id(n) for n in chat}
+        return {"notes": [n.to_json() for n in visible if n.kind != "chat" or id(n) in keep]}
 
     def public_seats(self) -> list[dict[str, Any]]:
         connected = self.hub.connected_seats()
@@ -171,6 +205,14 @@ class Table:
         for seat, (_, name, left) in self.active_holds().items():
             out[seat]["held_for"] = name or f"Player {seat + 1}"
             out[seat]["held_seconds"] = round(left, 1)
+        for i, s in enumerate(self.seats):
+            if s.kind == AI and s.token_hash is not None:
+                out[i]["taken_over"] = True  # an AI plays for an away player, who may take the seat back
+        if self.status == PLAYING:
+            now = time.time()
+            for i, since in self.away.items():
+                if self.seats[i].kind == HUMAN and i not in connected:
+                    out[i]["abandon_in"] = round(max(0.0, self._abandon_at(since) - now), 1)
         return out
 
     def clock_info(self) -> dict[str, Any] | None:
@@ -203,9 +245,9 @@ class Table:
         digest, name, left = held
         if claim is not None and secrets.compare_digest(digest, claim):
             return
-        raise WebError(Code.SEAT_HELD, f"seat {seat + 1} is kept for {name or f'Player {seat + 1}'}, who played "
-                                       f"it in the previous game, for {max(1, round(left))} more seconds; "
-                                       "take another seat or try again then")
+        raise WebError(Code.SEAT_HELD, "seat {seat} is kept for {name}, who played it in the previous game, for "
+                                       "{seconds} more seconds; take another seat or try again then",
+                       seat=seat + 1, name=name or f"Player {seat + 1}", seconds=max(1, round(left)))
 
     def stall_info(self) -> dict[str, Any]:
         """``waiting_for``: the human to move, if away; ``idle``: seconds since the last move;
@@ -265,7 +307,7 @@ class Table:
         the seat's token; sending the same join again with it answers the same token, so a join
         whose answer was lost can simply be retried."""
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_players:
-            raise WebError(Code.BAD_SEAT, f"seats are numbered 0 to {self.n_players - 1}")
+            raise WebError(Code.BAD_SEAT, "seats are numbered 0 to {last}", last=self.n_players - 1)
         if key is not None and not valid_join_key(key):
             raise WebError(Code.BAD_KEY, "a join key is 22 to 128 letters, digits, '-' or '_', chosen at random")
         name = clean_name(name, f"Player {seat + 1}")
@@ -276,7 +318,7 @@ class Table:
             if self.status == EXPIRED:
                 raise WebError(Code.EXPIRED, "this table expired: nobody joined it in time")
             if self.seats[seat].kind != OPEN:
-                raise WebError(Code.SEAT_TAKEN, f"seat {seat + 1} is already taken")
+                raise WebError(Code.SEAT_TAKEN, "seat {seat} is already taken", seat=seat + 1)
             self._check_hold(seat, claim)
             token = key if key is not None else secrets.token_urlsafe(24)
             taken = {seat: Seat(HUMAN, None, name, hash_token(token))}
@@ -302,6 +344,10 @@ class Table:
     def publish(self, log_from: int, everything: bool = False) -> None:
         """The master committed a change: tell the viewers, restart the hourglass, wake an AI."""
         self._legal = None
+        if self.status == PLAYING and not self._was_playing:
+            self.playing_since = time.time()
+        self._was_playing = self.status == PLAYING
+        self._track_away()  # a seat taken by someone not connected (a join over HTTP) is away from now
         self.hub.publish(log_from, everything)
         self._after_change()
 
@@ -311,6 +357,7 @@ class Table:
         if self.status == PLAYING and not self.host.closing:
             clock.arm(self._on_clock)  # nothing when no hourglass runs
         self.schedule_ai()
+        self._arm_abandon()
 
     def resume(self) -> None:
         """After loading from storage: restart the clock from now and wake AI seats."""
@@ -364,11 +411,257 @@ class Table:
             action = legal[random.Random(seq).randrange(len(legal))]
         self.ai_task = None
         try:
-            if not await self.master.play(seat, action, seq):
+            if not await self.master.play(seat, action, seq, only_ai=True):
                 self.schedule_ai()
         except WebError as exc:
             log.warning("table %s: AI move %s refused: %s", self.id, action, exc.message)
             self.schedule_ai()
+
+    # --- the table's life ---------------------------------------------------------------------------
+    def easiest_level(self) -> str:
+        levels = self.host.levels()
+        return levels[0] if levels else "random"
+
+    def _name(self, seat: int) -> str:
+        return self.seats[seat].name or f"Player {seat + 1}"
+
+    def _note(self, kind: str, data: dict[str, Any], channel: str = life.ALL) -> NoteData:
+        return NoteData(kind, channel, self.master.seq, data, time.time())
+
+    def _told(self, notes: Sequence[NoteData]) -> None:
+        """Stored notes: kept with the table and sent to whoever may read them."""
+        self.notes.extend(notes)
+        self.hub.push_notes([(n.channel, n.to_json()) for n in notes])
+
+    async def _store_notes(self, notes: list[NoteData]) -> None:
+        try:
+            await self.host.db(self.host.repo.add_notes, self.id, notes)
+        except WebError:
+            raise
+        except Exception as exc:
+            log.exception("table %s: cannot store a note", self.id)
+            raise WebError(Code.STORAGE, "your message could not be saved; try again") from exc
+
+    async def _change(self, seats: dict[int, Seat] | None = None, *, status: str | None = None,
+                      result: dict[str, Any] | None = None, notes: Sequence[NoteData] = ()) -> None:
+        """A change of seats, status or result with its notices (lock held): stored, then sent."""
+        await self.master.change(seats, status=status, result=result, notes=notes)
+        self._told(notes)
+
+    async def resign(self, conn: Connection) -> None:
+        """The player of ``conn`` resigns. Two players: the game ends and the other one wins (reason
+        ``resigned``). More: the easiest AI plays the seat from now on and the person leaves it."""
+        async with self.master.lock:
+            seat = self.seat_of(conn)
+            if self.status != PLAYING:
+                raise WebError(Code.NOT_PLAYING, "you can resign only while the game is being played")
+            name = self._name(seat)
+            if self.n_players == 2:
+                other = 1 - seat
+                result = {"returns": [1.0 if i == other else -1.0 for i in range(2)], "winners": [other],
+                          "reason": "resigned", "seat": seat}
+                await self._change(status=OVER, result=result,
+                                   notes=[self._note("resigned", {"seat": seat, "name": name, "ended": True})])
+                return
+            level = self.easiest_level()
+            await self._change({seat: Seat(AI, level, f"AI {seat + 1} ({level})")},
+                               notes=[self._note("resigned", {"seat": seat, "name": name, "level": level})])
+            self.away.pop(seat, None)
+            self.hub.unseat(seat)
+
+    async def leave(self, conn: Connection) -> None:
+        """The player of ``conn`` leaves the seat: before the game it is open again; during the game
+        it is abandoned at once (the table's ``abandoned`` setting), and cannot be taken back."""
+        async with self.master.lock:
+            seat = self.seat_of(conn)
+            if self.status == WAITING:
+                self.holds.pop(seat, None)
+                await self._change({seat: Seat(OPEN)},
+                                   notes=[self._note("left", {"seat": seat, "name": self._name(seat)})])
+            elif self.status == PLAYING:
+                await self._abandon(seat, left=True)
+            else:
+                raise WebError(Code.NOT_PLAYING, "the game is over: there is no seat to leave")
+            self.away.pop(seat, None)
+            self.hub.unseat(seat)
+
+    async def take_back(self, conn: Connection) -> None:
+        """The player of ``conn`` plays again the seat an AI took over while they were away."""
+        async with self.master.lock:
+            seat = self.seat_of(conn)
+            current = self.seats[seat]
+            if self.status != PLAYING or current.kind != AI:
+                raise WebError(Code.NOT_PLAYING, "your seat is not played by an AI: there is nothing to take back")
+            await self._change({seat: Seat(HUMAN, None, current.name, current.token_hash)},
+                               notes=[self._note("took_back", {"seat": seat, "name": self._name(seat)})])
+
+    async def _abandon(self, seat: int, left: bool) -> None:
+        """``seat``'s player is gone (lock held): the easiest AI plays it (a player who only went
+        away keeps the token and may take it back), or the table ends without a winner."""
+        name = self._name(seat)
+        why = "left" if left else "away"
+        if self.settings["abandoned"] == "end":
+            result = {"returns": [0.0] * self.n_players, "winners": [], "reason": "abandoned", "seat": seat}
+            await self._change(status=OVER, result=result,
+                               notes=[self._note("abandoned", {"seat": seat, "name": name, "why": why})])
+        else:
+            level = self.easiest_level()
+            token = None if left else self.seats[seat].token_hash
+            await self._change({seat: Seat(AI, level, name, token)},
+                               notes=[self._note("ai_took_over", {"seat": seat, "name": name, "level": level,
+                                                                  "why": why})])
+        self.away.pop(seat, None)
+
+    # --- away players ----------------------------------------------------------------------------------
+    def presence_changed(self) -> None:
+        """A seated connection came or went (the hub): note since when each human seat is away
+        (stored, so that a restart counts from the same time) and arm the abandon timer."""
+        if not self.host.closing:
+            self._track_away()
+            self._arm_abandon()
+
+    def _track_away(self) -> None:
+        """Note (and store) since when each human seat without a connection is away."""
+        if self.host.closing:
+            return
+        connected = self.hub.connected_seats()
+        now = time.time()
+        for i, seat in enumerate(self.seats):
+            if seat.kind != HUMAN or i in connected:
+                if self.away.pop(i, None) is not None and seat.kind == HUMAN:
+                    self._spawn(self._store_away(i, None))
+            elif i not in self.away:
+                self.away[i] = now
+                self._spawn(self._store_away(i, now))
+
+    async def _store_away(self, seat: int, since: float | None) -> None:
+        try:
+            await self.host.db(self.host.repo.set_away, self.id, seat, since)
+        except Exception as exc:  # the timer still runs in memory
+            log.warning("table %s: presence of seat %d not stored: %s", self.id, seat, exc)
+
+    def _abandon_at(self, since: float) -> float:
+        return max(since, self.playing_since) + float(self.settings["abandon_after"])
+
+    def _arm_abandon(self) -> None:
+        if self._abandon_timer is not None:
+            self._abandon_timer.cancel()
+            self._abandon_timer = None
+        if self.status != PLAYING or self.host.closing:
+            return
+        connected = self.hub.connected_seats()
+        due = [self._abandon_at(since) for i, since in self.away.items()
+               if self.seats[i].kind == HUMAN and i not in connected]
+        if not due:
+            return
+        delay = max(0.0, min(due) - time.time()) + 0.05
+        self._abandon_timer = asyncio.get_running_loop().call_later(
+            delay, lambda: self._spawn(self._abandon_due()))
+
+    async def _abandon_due(self) -> None:
+        """The abandon timer fired: every human seat away for ``abandon_after`` seconds is abandoned."""
+        try:
+            async with self.master.lock:
+                now = time.time()
+                for seat in sorted(self.away):
+                    if (self.status == PLAYING and self.seats[seat].kind == HUMAN
+                            and seat not in self.hub.connected_seats() and self._abandon_at(self.away[seat]) <= now):
+                        await self._abandon(seat, left=False)
+        except WebError as exc:
+            log.warning("table %s: abandoned seat not handled: %s", self.id, exc.message)
+        self._arm_abandon()
+
+    # --- rematch offers --------------------------------------------------------------------------------
+    @staticmethod
+    def _offer_of(notes: Sequence[NoteData]) -> dict[str, Any] | None:
+        """The rematch offer pending after ``notes`` (a table rebuilt from storage)."""
+        offer: dict[str, Any] | None = None
+        for n in notes:
+            seat = n.data.get("seat")
+            if n.kind == "rematch_offer" and isinstance(seat, int):
+                offer = {"by": seat, "accepted": [seat]}
+            elif n.kind == "rematch_accept" and offer is not None and isinstance(seat, int):
+                offer["accepted"] = sorted({*offer["accepted"], seat})
+            elif n.kind in ("rematch_decline", "rematch_started"):
+                offer = None
+        return offer
+
+    def _players(self) -> list[int]:
+        """The seats of people (whose answer a rematch needs)."""
+        return [i for i, s in enumerate(self.seats) if s.kind == HUMAN and s.token_hash is not None]
+
+    async def answer_rematch(self, conn: Connection, answer: str) -> None:
+        """``answer``: ``offer`` (or accept the offer already made), ``accept`` or ``decline``. When
+        every player accepted, the rematch starts with the same seats (each player's browser keeps
+        its token: the new table's seat holds the same one)."""
+        async with self.master.lock:
+            seat = self.seat_of(conn)
+            if self.status != OVER:
+                raise WebError(Code.NOT_OVER, "a rematch can be offered once the game is over")
+            if self.rematch_id is not None:
+                raise WebError(Code.NO_OFFER, "the rematch table is already made: join it")
+            if self.seats[seat].kind != HUMAN:
+                raise WebError(Code.NOT_SEATED, "an AI plays your seat: only players answer a rematch offer")
+            name = self._name(seat)
+            offer: dict[str, Any] | None
+            if answer == "offer" and self.offer is None:
+                offer, kind = {"by": seat, "accepted": [seat]}, "rematch_offer"
+            elif self.offer is None:
+                raise WebError(Code.NO_OFFER, "nobody offered a rematch")
+            elif answer == "decline":
+                offer, kind = None, "rematch_decline"
+            else:
+                offer = {**self.offer, "accepted": sorted({*self.offer["accepted"], seat})}
+                kind = "rematch_accept"
+            if not conn.chat_limiter.allow():  # offers and answers are stored notices, limited like chat
+                raise WebError(Code.RATE_LIMITED, "you are writing too fast: wait a moment before the next message")
+            note = self._note(kind, {"seat": seat, "name": name})
+            await self._store_notes([note])
+            self.offer = offer
+            self._told([note])
+            if self.offer is not None and set(self._players()) <= set(self.offer["accepted"]):
+                await self._start_rematch()
+            self.hub.publish(self.master.seq)
+
+    async def _start_rematch(self) -> None:
+        """Every player accepted (lock held): the new table, its seats taken by the same players."""
+        request = {
+            "game": self.game_name, "players": self.n_players,
+            "options": {k: v for k, v in self.options.items() if k != "players" and k not in SERVER_ONLY_OPTIONS},
+            "seats": [{"kind": AI, "level": s.level} if s.kind == AI else {"kind": OPEN} for s in self.seats],
+            "unlisted": self.unlisted, **self.settings,
+        }
+        made, _, _ = await self.host.create(request, rematch_of=self.id)
+        taken = {i: Seat(HUMAN, None, s.name, s.token_hash) for i, s in enumerate(self.seats)
+                 if s.kind == HUMAN and s.token_hash is not None}
+        async with made.master.lock:
+            await made.master.start(taken)
+        self.rematch_id = made.id
+        note = self._note("rematch_started", {"table": made.id})
+        await self.host.db(self.host.repo.set_rematch, self.id, made.id)
+        await self.host.db(self.host.repo.add_notes, self.id, [note])
+        self.offer = None
+        self._told([note])
+        self.hub.push_all({"type": "rematch", "table": made.id, "together": True})
+
+    # --- chat ------------------------------------------------------------------------------------------
+    async def chat(self, conn: Connection, message: dict[str, Any]) -> None:
+        """A chat line from ``conn``: a player's reaches everyone; a spectator's reaches everyone
+        (chat ``shared``) or the spectators only (``separate``). Stored, then sent."""
+        text = life.chat_text(message.get("text"))  # refused lines cost no chat allowance
+        if not conn.chat_limiter.allow():
+            raise WebError(Code.RATE_LIMITED, "you are writing too fast: wait a moment before the next message")
+        if conn.seat is not None:
+            seat: int | None = self.seat_of(conn)
+            name = self._name(conn.seat)
+            channel = life.ALL
+        else:
+            seat = None
+            name = clean_name(message.get("name"), "Spectator")
+            channel = life.ALL if self.settings["chat"] == "shared" else life.SPECTATORS
+        note = self._note("chat", {"seat": seat, "name": name, "text": text}, channel)
+        await self._store_notes([note])
+        self._told([note])
 
     # --- replays ----------------------------------------------------------------------------------------
     def record(self) -> Record:
@@ -393,11 +686,14 @@ class Table:
                 "action_seats": [e.seat for e in self.master.log],
                 "events": [[e.view(None, everything=True) for e in entry.events] for entry in self.master.log],
                 "positions": positions, "to_move": to_move,
+                "notes": [n.to_json() for n in self.notes if n.kind != "chat"],
             }
         return self._replay
 
     async def close(self) -> None:
         self.master.clock.cancel()
+        if self._abandon_timer is not None:
+            self._abandon_timer.cancel()
         tasks = [t for t in (self.ai_task, *self._tasks) if t is not None and not t.done()]
         for t in tasks:
             t.cancel()

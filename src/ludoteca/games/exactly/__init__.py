@@ -49,6 +49,7 @@ from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State
+from ludoteca.core.i18n import N_
 from ludoteca.core.jsonutil import need_int, per_seat
 from ludoteca.core.options import Option, as_int
 from ludoteca.core.shape import read
@@ -89,15 +90,19 @@ END_THREE_EUROS = "three_euros"
 END_TURN_LIMIT = "turn_limit"
 
 COUNTERS = (
-    Counter("rounds", "mean_per_game", "rounds completed by a scoring move, per game"),
-    Counter("euros", "ratio_per_event", "1-euro tokens awarded per round completed (two players can score on "
-            "one move, so it may exceed 1)", of="rounds"),
-    Counter("question_rounds", "share_per_event", "rounds whose scoring move was made on a '?' roll",
+    Counter("rounds", "mean_per_game", N_("rounds completed by a scoring move, per game")),
+    Counter("euros", "ratio_per_event", N_("1-euro tokens awarded per round completed (two players can score on "
+                                           "one move, so it may exceed 1)"), of="rounds"),
+    Counter("question_rounds", "share_per_event", N_("rounds whose scoring move was made on a '?' roll"),
             of="rounds"),
-    Counter("cap_blocks", "share_per_event", "turns in which the 150-cent cap forbade at least one move of the "
-            "rolled value that would otherwise be legal", of="turns"),
+    Counter("cap_blocks", "share_per_event", N_("turns in which the 150-cent cap forbade at least one move of the "
+                                                "rolled value that would otherwise be legal"), of="turns"),
 )
 """The figures the balance lab reports for exactly (``State.counters()``, ``Game.counters``)."""
+
+LAB_NAMES = (N_("rounds"), N_("euros"), N_("question rounds"), N_("cap blocks"), N_("three euros"), N_("turn limit"))
+"""The names of the counters, the end reasons and the score as the lab report shows them (translated
+there with ``_``; the names themselves stay the identifiers of ``counters()`` and ``end_reason()``)."""
 
 
 START_COIN_CHOICES = ("round", "game", "never")

@@ -1,5 +1,6 @@
 // exactly: the bank's four coin piles, each player's pile, the 1-euro tokens and the die.
 import {drawDie, h, svg} from "/static/js/common.js";
+import {t} from "/static/js/i18n.js";
 
 const VALUES = [5, 10, 20, 50];
 const COIN = {5: {r: 15, fill: "#c27a3a"}, 10: {r: 17, fill: "#e0b84a"}, 20: {r: 19, fill: "#d9a933"}, 50: {r: 22, fill: "#cf9a1f"}};
@@ -9,19 +10,51 @@ function total(pile) {
 }
 
 export function phaseText(pos, ctx) {
-  if (pos.phase === "start_roll") return "roll-off: who starts?";
-  if (pos.phase === "roll") return "rolling the die…";
-  if (pos.phase === "over") return "game over";
-  if (pos.roll === "?") return "rolled ? — move one coin of any value";
-  return `rolled ${pos.roll} — move one ${pos.roll}¢ coin to another pile`;
+  if (pos.phase === "start_roll") return t("roll-off: who starts?");
+  if (pos.phase === "roll") return t("rolling the die…");
+  if (pos.phase === "over") return t("game over");
+  if (pos.roll === "?") return t("rolled ? — move one coin of any value");
+  return t("rolled {n} — move one {n}¢ coin to another pile", {n: pos.roll});
 }
 
 export function seatInfo(pos, i) {
-  return `${total(pos.piles[i])}¢ in pile · ${pos.euros[i]} euro${pos.euros[i] === 1 ? "" : "s"}`;
+  const e = pos.euros[i];
+  return t("{cents}¢ in the pile · {euros}", {cents: total(pos.piles[i]),
+    euros: e === 1 ? t("1 euro") : t("{n} euros", {n: e})});
+}
+
+/** Names joined as a list: "A", "A and B", "A, B and C". */
+function andList(names) {
+  if (names.length <= 1) return names.join("");
+  return t("{list} and {last}", {list: names.slice(0, -1).join(", "), last: names[names.length - 1]});
+}
+
+/** Makes a drawn part a button: focusable, named in the page's language; Enter and Space press it.
+ * ``click``: false when a mouse click already reaches the action through an enclosing group. */
+function pressable(node, label, focusId, ui, onpress, click = true) {
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("aria-label", label);
+  node.setAttribute("data-focus", focusId);
+  if (click) node.addEventListener("click", onpress);
+  node.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    if (ui) ui.focus = focusId; // the board is drawn again: the same part keeps the focus
+    onpress(ev);
+  });
+}
+
+/** After a redraw, the part pressed from the keyboard has the focus again. */
+function refocus(root, ui) {
+  if (!ui || !ui.focus) return;
+  const node = root.querySelector(`[data-focus="${CSS.escape(ui.focus)}"]`);
+  if (node) node.focus();
 }
 
 function stack(parent, x, y, value, count, opts) {
-  const g = svg("g", {class: "stack", "data-coin": value, "data-pile": opts.pile}, parent);
+  const g = svg("g", {class: "stack", "data-coin": value, "data-pile": opts.pile, "data-cell": `${opts.pile}:${value}`}, parent);
   const c = COIN[value];
   const shown = Math.min(count, 10);
   for (let k = 0; k < shown; k++) {
@@ -34,19 +67,28 @@ function stack(parent, x, y, value, count, opts) {
       fill: "#3b2a08", text: value}, g);
   }
   svg("text", {x, y: y + 22, "text-anchor": "middle", "font-size": 12, fill: "#333", text: `${value}¢ ×${count}`}, g);
+  const what = count === 1 ? t("{pile}: 1 coin of {value}¢", {pile: opts.pileName, value})
+    : t("{pile}: {n} coins of {value}¢", {pile: opts.pileName, n: count, value});
   if (opts.legal) {
     svg("rect", {x: x - c.r - 6, y: y - 52, width: 2 * c.r + 12, height: 84, rx: 6,
       class: opts.selected ? "hl-select" : "hl-place", style: opts.selected ? "" : "fill:#f5c4001a"}, g);
     g.classList.add("clickable", "legal");
-    g.addEventListener("click", opts.onclick);
+    pressable(g, opts.selected ? t("{coins}: chosen; press again to choose another coin", {coins: what})
+      : t("{coins}: choose a {value}¢ coin to move", {coins: what, value}), `stack:${opts.pile}:${value}`, opts.ui,
+    opts.onclick);
+    if (opts.selected) g.setAttribute("aria-pressed", "true");
+  } else {
+    g.setAttribute("role", "img");
+    g.setAttribute("aria-label", what);
   }
   return g;
 }
 
 function euro(parent, x, y) {
-  svg("circle", {cx: x, cy: y, r: 13, fill: "#c9c9c9", stroke: "#555", "stroke-width": 1.5}, parent);
-  svg("circle", {cx: x, cy: y, r: 8.5, fill: "#e2b93b", stroke: "#8a6d12"}, parent);
-  svg("text", {x, y: y + 3.5, "text-anchor": "middle", "font-size": 9, "font-weight": "bold", fill: "#333", text: "€1"}, parent);
+  const g = svg("g", {"aria-hidden": "true"}, parent);
+  svg("circle", {cx: x, cy: y, r: 13, fill: "#c9c9c9", stroke: "#555", "stroke-width": 1.5}, g);
+  svg("circle", {cx: x, cy: y, r: 8.5, fill: "#e2b93b", stroke: "#8a6d12"}, g);
+  svg("text", {x, y: y + 3.5, "text-anchor": "middle", "font-size": 9, "font-weight": "bold", fill: "#333", text: "€1"}, g);
 }
 
 export function render(ctx) {
@@ -64,6 +106,9 @@ export function render(ctx) {
   root.setAttribute("viewBox", `0 0 ${W} ${H}`);
   // phones (style.css): never smaller than this, so the narrowest coin stack is >= 46 px wide
   root.style.setProperty("--board-min-width", `${Math.round(W * 1.1)}px`);
+  root.setAttribute("role", "group");
+  root.setAttribute("aria-label", t("exactly table: the die, the bank and the players' piles"));
+  const seatName = (i) => names[i] || t("Seat {n}", {n: i + 1});
 
   const moves = legal.filter((a) => "coin" in a);
   const sources = new Map();
@@ -76,35 +121,41 @@ export function render(ctx) {
   const dests = new Map();
   if (sel) for (const a of sources.get(sel)) dests.set(String(a.to), a);
   const pick = (k) => () => { ui.sel = ui.sel === k ? null : k; ctx.redraw(); };
+  const coin = sel ? Number(sel.split(":")[1]) : null;
 
   // the die and the roll-off
-  svg("text", {x: 20, y: 22, "font-size": 14, fill: "#444", text: "Die"}, root);
-  drawDie(root, 20, 32, 70, pos.roll === null ? null : pos.roll, {dim: pos.roll === null});
+  svg("text", {x: 20, y: 22, "font-size": 14, fill: "#444", text: t("Die")}, root);
+  const die = drawDie(root, 20, 32, 70, pos.roll === null ? null : pos.roll, {dim: pos.roll === null});
+  die.setAttribute("role", "img");
+  die.setAttribute("aria-label", pos.roll === null ? t("the die, not rolled yet") : t("the die shows {n}", {n: pos.roll}));
   if (pos.rolloff) {
     const txt = pos.rolloff.seats.map((s, k) => `${names[s] || s}: ${k < pos.rolloff.rolls.length ? pos.rolloff.rolls[k] : "…"}`);
-    svg("text", {x: 20, y: 130, "font-size": 12, fill: "#444", text: `Roll-off — ${txt.join(", ")}`}, root);
+    svg("text", {x: 20, y: 130, "font-size": 12, fill: "#444", text: t("Roll-off — {rolls}", {rolls: txt.join(", ")})}, root);
   }
 
   // the bank
   const bank = svg("g", {class: "pile bank", "data-pile": "bank", transform: stacked ? `translate(-160, ${top})` : null}, root);
   const bx = 170, bw = 420;
   const bankDest = dests.get("bank");
-  svg("rect", {x: bx, y: 10, width: bw, height: 150, rx: 12, fill: "#efe7d4", stroke: bankDest ? "#c08a00" : "#a8997a",
+  const bankRect = svg("rect", {x: bx, y: 10, width: bw, height: 150, rx: 12, fill: "#efe7d4", stroke: bankDest ? "#c08a00" : "#a8997a",
     "stroke-width": bankDest ? 4 : 2, "stroke-dasharray": bankDest ? "8 4" : null}, bank);
-  svg("text", {x: bx + bw / 2, y: 32, "text-anchor": "middle", "font-size": 16, "font-weight": "bold", fill: "#5c5342", text: "Bank"}, bank);
+  svg("text", {x: bx + bw / 2, y: 32, "text-anchor": "middle", "font-size": 16, "font-weight": "bold", fill: "#5c5342",
+    text: t("Bank")}, bank);
   VALUES.forEach((v, k) => {
     const key = `bank:${v}`;
-    stack(bank, bx + 60 + k * 100, 120, v, pos.bank[String(v)] || 0,
-      {pile: "bank", legal: sources.has(key), selected: sel === key, onclick: pick(key)});
+    stack(bank, bx + 60 + k * 100, 120, v, pos.bank[String(v)] || 0, {pile: "bank", pileName: t("the bank's piles"), ui,
+      legal: sources.has(key), selected: sel === key, onclick: pick(key)});
   });
   if (bankDest) {
     bank.classList.add("clickable", "legal", "dest");
     bank.addEventListener("click", (ev) => { if (!ev.target.closest(".stack.legal")) ctx.act(bankDest); });
+    pressable(bankRect, t("the bank: move the {value}¢ coin here", {value: coin}), "dest:bank", ui,
+      () => ctx.act(bankDest), false);
   }
   // euro tokens still in the box
   const left = 15 - pos.euros.reduce((s, x) => s + x, 0);
   const ex = stacked ? -450 : 0;
-  svg("text", {x: 620 + ex, y: 30, "font-size": 12, fill: "#444", text: `1-euro tokens left: ${left}`}, root);
+  svg("text", {x: 620 + ex, y: 30, "font-size": 12, fill: "#444", text: t("1-euro tokens left: {n}", {n: left})}, root);
   for (let k = 0; k < left; k++) euro(root, 630 + ex + (k % 5) * 26, 50 + Math.floor(k / 5) * 28);
 
   // the players' piles
@@ -115,55 +166,83 @@ export function render(ctx) {
     const g = svg("g", {class: "pile player", "data-pile": i}, root);
     const dest = dests.get(String(i));
     const sum = total(pos.piles[i]);
-    svg("rect", {x, y, width: boxW, height: 175, rx: 12, fill: "#fffaf0", stroke: dest ? "#c08a00" : colors[i],
+    const box = svg("rect", {x, y, width: boxW, height: 175, rx: 12, fill: "#fffaf0", stroke: dest ? "#c08a00" : colors[i],
       "stroke-width": dest ? 5 : (pos.to_move === i && pos.phase !== "over" ? 4 : 2), "stroke-dasharray": dest ? "8 4" : null}, g);
-    svg("circle", {cx: x + 16, cy: y + 18, r: 8, fill: colors[i]}, g);
-    svg("text", {x: x + 30, y: y + 23, "font-size": 14, "font-weight": "bold", fill: "#222", text: (names[i] || `Seat ${i + 1}`).slice(0, 16)}, g);
+    svg("circle", {cx: x + 16, cy: y + 18, r: 8, fill: colors[i], "aria-hidden": "true"}, g);
+    svg("text", {x: x + 30, y: y + 23, "font-size": 14, "font-weight": "bold", fill: "#222", text: seatName(i).slice(0, 16)}, g);
     svg("text", {x: x + boxW - 12, y: y + 24, "text-anchor": "end", "font-size": 18, "font-weight": "bold",
       fill: sum > 150 ? "#c0392b" : sum === 100 ? "#2a9d3f" : "#333", text: `${sum}¢`}, g);
     const step = (boxW - 20) / 4;
+    const pileName = t("{name}'s pile", {name: seatName(i)});
     VALUES.forEach((v, k) => {
       const key = `${i}:${v}`;
       stack(g, x + 10 + step * (k + 0.5), y + 110, v, pos.piles[i][String(v)] || 0,
-        {pile: i, legal: sources.has(key), selected: sel === key, onclick: pick(key)});
+        {pile: i, pileName, ui, legal: sources.has(key), selected: sel === key, onclick: pick(key)});
     });
     for (let k = 0; k < pos.euros[i]; k++) euro(g, x + 20 + k * 30, y + 155);
     if (dest) {
       g.classList.add("clickable", "legal", "dest");
       g.addEventListener("click", (ev) => { if (!ev.target.closest(".stack.legal")) ctx.act(dest); });
+      pressable(box, t("{pile} ({cents}¢): move the {value}¢ coin here", {pile: pileName, cents: sum, value: coin}),
+        `dest:${i}`, ui, () => ctx.act(dest), false);
     }
   }
 
   if (ctx.controls) {
     if (moves.length) {
       ctx.controls.append(h("span", {class: "muted"}, sel
-        ? "Now click the pile that receives the coin."
-        : "Click a highlighted coin pile to pick the coin to move."));
-      if (sel) ctx.controls.append(h("button", {onclick: () => { ui.sel = null; ctx.redraw(); }}, "Cancel"));
+        ? t("Now click the pile that receives the coin.")
+        : t("Click a highlighted coin pile to pick the coin to move.")));
+      if (sel) ctx.controls.append(h("button", {onclick: () => { ui.sel = null; ctx.redraw(); }}, t("Cancel")));
     }
     const pass = legal.find((a) => a.pass);
-    if (pass) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
+    if (pass) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, t("Pass")));
   }
+  refocus(root, ui);
 }
 
 // --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
+// Piles as the terminal names them (games/exactly/board.py): the bank and each player's pile.
+
 /** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
 export function describe(a, who) {
-  if ("roll" in a) return `rolls ${a.roll === "?" ? "?" : a.roll}`;
-  if ("coin" in a) return `moves ${a.coin}¢ from ${who(a.from)} to ${who(a.to)}`;
+  if ("roll" in a) return t("rolls {face}", {face: a.roll});
+  if ("coin" in a) {
+    const p = {coin: a.coin, from: who(a.from), to: who(a.to)};
+    if (a.from === "bank") return t("moves a {coin}¢ coin from the bank to {to}'s pile", p);
+    if (a.to === "bank") return t("moves a {coin}¢ coin from {from}'s pile to the bank", p);
+    return t("moves a {coin}¢ coin from {from}'s pile to {to}'s pile", p);
+  }
+  if ("pass" in a) return t("cannot move and passes");
   return null;
 }
 
 /** Texts of this game's own event kinds (core/events.py: kind and fields). */
 export const EVENTS = {
   coin_moved: () => null, // the move itself says it
-  euro: (e, who) => `${(e.seats || [e.seat]).map(who).join(" and ")} score${(e.seats || []).length > 1 ? "" : "s"} a euro`,
-  new_round: (e, who) => `a new round begins with ${who(e.seat)}`,
-  pass: (e, who) => `${who(e.seat)} passes`,
-  rolloff_tie: (e, who) => `${e.seats.map(who).join(" and ")} tie the roll-off and roll again`,
-  start_coins: () => "everyone takes their starting coins",
-  starter: (e, who) => `${who(e.seat)} starts`,
+  euro: (e, who) => {
+    const seats = e.seats || [];
+    const tally = seats.map((s) => `${who(s)} ${(e.euros || [])[s]}/3`).join(", ");
+    return seats.length > 1
+      ? t("exactly 100¢: {names} each take a 1-euro token (euros: {tally})", {names: andList(seats.map(who)), tally})
+      : t("exactly 100¢: {name} takes a 1-euro token (euros: {tally})", {name: who(seats[0]), tally});
+  },
+  new_round: (e, who) => t("new round: every coin goes back to the bank; {name} rolls first", {name: who(e.seat)}),
+  pass: () => null, // the move itself says it
+  rolloff_tie: (e, who) => t("{names} tie the roll-off with {face} and roll again",
+    {names: andList(e.seats.map(who)), face: e.face}),
+  start_coins: (e) => t("everyone takes a {coin}¢ coin from the bank", {coin: e.coin}),
+  starter: (e, who) => t("{name} takes the first turn", {name: who(e.seat)}),
 };
 
 /** The events shown for a moment over the board as well as in the log (web/static/js/common.js). */
 export const ANNOUNCE = {euro: true, new_round: true};
+
+/** The coin stacks of the last move ("pile:value", as the board names them): where the coin left and arrived. */
+export function lastMoveCells(events) {
+  const out = [];
+  for (const e of events) {
+    if (e.kind === "coin_moved") out.push(`${e.from}:${e.coin}`, `${e.to}:${e.coin}`);
+  }
+  return out;
+}

@@ -71,6 +71,7 @@ from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Action, Counter, Game, State, Worlds, as_action_int
+from ludoteca.core.i18n import N_
 from ludoteca.core.jsonutil import need, need_int
 from ludoteca.core.options import Option, as_bool, as_int, parse_option_text
 from ludoteca.core.shape import Between, read
@@ -104,22 +105,29 @@ TOURNAMENT_OVER = "tournament"
 """:meth:`ExagonState.end_reason` of a finished tournament (someone reached 50 points)."""
 
 COUNTERS: tuple[Counter, ...] = (
-    Counter("last_tile_wins", "share_per_game", "one-shot games won by placing (or giving away) a last tile"),
-    Counter("perfect_fit_wins", "share_per_game", "one-shot games won by a perfect fit"),
-    Counter("blocked_games", "share_per_game", "one-shot games blocked (every player passed in a row)"),
-    Counter("turn_limit_games", "share_per_game", "one-shot games stopped by turn_limit"),
-    Counter("perfect_fits", "mean_per_game", "tiles placed with 6 connections, per game"),
-    Counter("bonuses_earned", "ratio_per_event", "bonus tiles earned (3/4/5 connections: 1/2/3) / player turns",
+    Counter("last_tile_wins", "share_per_game", N_("one-shot games won by placing (or giving away) a last tile")),
+    Counter("perfect_fit_wins", "share_per_game", N_("one-shot games won by a perfect fit")),
+    Counter("blocked_games", "share_per_game", N_("one-shot games blocked (every player passed in a row)")),
+    Counter("turn_limit_games", "share_per_game", N_("one-shot games stopped by turn_limit")),
+    Counter("perfect_fits", "mean_per_game", N_("tiles placed with 6 connections, per game")),
+    Counter("bonuses_earned", "ratio_per_event", N_("bonus tiles earned (3/4/5 connections: 1/2/3) / player turns"),
             of="turns"),
-    Counter("bonuses_spent", "ratio_per_event", "bonuses spent (to go on after a one-connection tile, or to give "
-            "a tile) / player turns", of="turns"),
-    Counter("tiles_given", "mean_per_game", "tiles given to a player holding one, per game"),
-    Counter("placements", "ratio_per_event", "tiles placed / player turns", of="turns"),
-    Counter("passes", "ratio_per_event", "turns ended by pass (no legal placement) / player turns", of="turns"),
-    Counter("timeouts", "mean_per_game", "turns ended by the hourglass running out, per game"),
+    Counter("bonuses_spent", "ratio_per_event", N_("bonuses spent (to go on after a one-connection tile, or to give "
+                                                   "a tile) / player turns"), of="turns"),
+    Counter("tiles_given", "mean_per_game", N_("tiles given to a player holding one, per game")),
+    Counter("placements", "ratio_per_event", N_("tiles placed / player turns"), of="turns"),
+    Counter("passes", "ratio_per_event", N_("turns ended by pass (no legal placement) / player turns"), of="turns"),
+    Counter("timeouts", "mean_per_game", N_("turns ended by the hourglass running out, per game")),
 )
 """The figures the balance lab reports for EXAGON (``State.counters()``, ``Game.counters``); ``of="turns"``
 is the lab's count of player turns (the position's ``turn`` at the end)."""
+
+LAB_NAMES = (N_("last tile wins"), N_("perfect fit wins"), N_("blocked games"), N_("turn limit games"),
+             N_("perfect fits"), N_("bonuses earned"), N_("bonuses spent"), N_("tiles given"), N_("placements"),
+             N_("passes"), N_("timeouts"), N_("last tile"), N_("perfect fit"), N_("blocked"), N_("turn limit"),
+             N_("tournament"), N_("tiles"))
+"""The names of the counters, the end reasons and the score as the lab report shows them (translated
+there with ``_``; the names themselves stay the identifiers of ``counters()`` and ``end_reason()``)."""
 _ENDED = {"last_tile": "last_tile_wins", "perfect_fit": "perfect_fit_wins", "blocked": "blocked_games",
           "turn_limit": "turn_limit_games"}
 """The counter of each end reason of a one-shot game."""

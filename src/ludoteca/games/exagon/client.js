@@ -1,5 +1,6 @@
 // EXAGON: hexagonal tiles with coloured numbers, legal spots, rotation, the hand and bonuses.
 import {h, svg} from "/static/js/common.js";
+import {t} from "/static/js/i18n.js";
 
 // One fixed colour per number 1-9 (and the Jolly / Exagon areas).
 export const NUMBER_COLORS = {
@@ -22,14 +23,14 @@ function hexPoints(x, y, R) {
   return pts.join(" ");
 }
 
-/** Draw tile ``t`` centred at (x, y), corner radius R, rotation rot. */
-export function drawTile(parent, t, x, y, R, rot, opts = {}) {
-  const g = svg("g", {class: "tile", "data-tile": t.id, opacity: opts.opacity}, parent);
+/** Draw ``tile`` centred at (x, y), corner radius R, rotation rot. */
+export function drawTile(parent, tile, x, y, R, rot, opts = {}) {
+  const g = svg("g", {class: "tile", "data-tile": tile.id, opacity: opts.opacity}, parent);
   for (let i = 0; i < 6; i++) {
     const d = (i + rot) % 6;
     const th = (-60 * d * Math.PI) / 180;
     const a1 = th - Math.PI / 6, a2 = th + Math.PI / 6;
-    const v = t.sides[i];
+    const v = tile.sides[i];
     svg("polygon", {
       points: `${x},${y} ${x + R * Math.cos(a1)},${y + R * Math.sin(a1)} ${x + R * Math.cos(a2)},${y + R * Math.sin(a2)}`,
       fill: NUMBER_COLORS[v] || "#ccc", stroke: "#333", "stroke-width": Math.max(0.6, R * 0.025),
@@ -43,23 +44,60 @@ export function drawTile(parent, t, x, y, R, rot, opts = {}) {
   if (R >= 22) {
     svg("circle", {cx: x, cy: y, r: R * 0.22, fill: "#fffbe8", stroke: "#8a6d12", "stroke-width": 1}, g);
     svg("text", {x, y, "text-anchor": "middle", "dominant-baseline": "central", "font-size": R * 0.2,
-      "font-weight": "bold", fill: "#5c4300", text: t.star}, g);
+      "font-weight": "bold", fill: "#5c4300", text: tile.star}, g);
   }
   return g;
 }
 
 export function phaseText(pos, ctx) {
-  if (pos.phase === "deal") return "dealing…";
-  if (pos.phase === "over") return "game over";
-  if (pos.phase === "opening") return pos.table.length ? "attach one tile touching the first" : "put any tile in the middle";
-  const bonus = pos.bonus ? ` · ${pos.bonus} bonus${pos.bonus === 1 ? "" : "es"}` : "";
-  return `placed ${pos.placed_this_turn} tile${pos.placed_this_turn === 1 ? "" : "s"} this turn${bonus}`;
+  if (pos.phase === "deal") return t("dealing…");
+  if (pos.phase === "over") return t("game over");
+  if (pos.phase === "opening") return pos.table.length ? t("attach one tile touching the first") : t("put any tile in the middle");
+  const n = pos.placed_this_turn, b = pos.bonus;
+  const placed = n === 0 ? t("no tile placed yet this turn")
+    : n === 1 ? t("1 tile placed this turn") : t("{n} tiles placed this turn", {n});
+  if (!b) return placed;
+  return t("{placed} · {bonuses}", {placed, bonuses: b === 1 ? t("1 bonus") : t("{n} bonuses", {n: b})});
 }
 
 export function seatInfo(pos, i) {
   const n = pos.hands[i].length;
-  const score = pos.scores ? ` · ${pos.scores[i]} points` : "";
-  return `${n} tile${n === 1 ? "" : "s"} in hand${score}`;
+  const tiles = n === 1 ? t("1 tile in hand") : t("{n} tiles in hand", {n});
+  if (!pos.scores) return tiles;
+  return t("{tiles} · {points}", {tiles, points: pos.scores[i] === 1 ? t("1 point") : t("{n} points", {n: pos.scores[i]})});
+}
+
+/** A tile in words: its number and the numbers of its six sides (J: Jolly, X: Exagon). */
+function tileText(tile) {
+  return t("tile {id} (star {star}; sides {sides})", {id: tile.id, star: tile.star, sides: tile.sides.join(" ")});
+}
+
+/** Makes a drawn part a button: focusable, named in the page's language; Enter and Space press it. */
+function pressable(node, label, focusId, ui, onpress) {
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("aria-label", label);
+  node.setAttribute("data-focus", focusId);
+  node.addEventListener("click", onpress);
+  node.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    ev.preventDefault();
+    if (ui) ui.focus = focusId; // the board is drawn again: the same part keeps the focus
+    onpress(ev);
+  });
+}
+
+/** After a redraw, the part pressed from the keyboard has the focus again. */
+function refocus(root, ui) {
+  if (!ui || !ui.focus) return;
+  const node = root.querySelector(`[data-focus="${CSS.escape(ui.focus)}"]`);
+  if (node) node.focus();
+}
+
+/** Names joined as a list: "A", "A and B", "A, B and C". */
+function andList(names) {
+  if (names.length <= 1) return names.join("");
+  return t("{list} and {last}", {list: names.slice(0, -1).join(", "), last: names[names.length - 1]});
 }
 
 export function render(ctx) {
@@ -118,16 +156,55 @@ export function render(ctx) {
     const wrap = root.parentElement;
     requestAnimationFrame(() => { wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2; });
   }
-  svg("rect", {x: minX, y: minY, width: boardW, height: maxY - minY, fill: "#f7f3ea"}, root);
+  svg("rect", {x: minX, y: minY, width: boardW, height: maxY - minY, fill: "#f7f3ea", "aria-hidden": "true"}, root);
+  root.setAttribute("role", "group");
+  root.setAttribute("aria-label", t("EXAGON table: the tiles placed (places written q,r, the first tile at 0,0) and a hand"));
+  const seatName = (i) => names[i] || t("Seat {n}", {n: i + 1});
+
+  // the hand (first in the focus order: a tile is chosen, then a spot on the table)
+  const whose = handSeat === ctx.you ? t("Your hand ({n})", {n: hand.length})
+    : t("{name}'s hand ({n})", {name: seatName(handSeat), n: hand.length});
+  svg("text", {x: handX + 10, y: handTop + 12, "font-size": 15, "font-weight": "bold", fill: "#333",
+    text: handSeat === null || handSeat === undefined ? "" : whose}, root);
+  if (handSeat !== null && handSeat !== undefined) {
+    svg("circle", {cx: handX + 190, cy: handTop + 7, r: 7, fill: colors[handSeat], "aria-hidden": "true"}, root);
+  }
+  const handLayer = svg("g", {class: "hand"}, root);
+  hand.forEach((id, k) => {
+    const x = handX + 10 + HW / 2 + (k % perRow) * HW, y = handTop + 30 + HR + Math.floor(k / perRow) * (HR * 2 + 6);
+    const can = playable.has(id);
+    const tile = tiles.get(id);
+    const g = drawTile(handLayer, tile, x, y, HR, 0, {
+      opacity: legal.length && !can ? 0.45 : 1,
+      stroke: ui.tile === id ? "#d7263d" : can ? "#c08a00" : "#222", strokeWidth: ui.tile === id ? 5 : can ? 3 : 1.5,
+    });
+    g.setAttribute("data-hand-tile", id);
+    if (can) {
+      g.classList.add("clickable", "legal");
+      pressable(g, ui.tile === id ? t("{tile} in your hand, chosen: press again to choose another", {tile: tileText(tile)})
+        : t("{tile} in your hand: choose it", {tile: tileText(tile)}), `hand:${id}`, ui,
+      () => { ui.tile = ui.tile === id ? null : id; ui.spot = null; ctx.redraw(); });
+      if (ui.tile === id) g.setAttribute("aria-pressed", "true");
+    } else {
+      g.setAttribute("role", "img");
+      g.setAttribute("aria-label", t("{tile} in the hand", {tile: tileText(tile)}));
+    }
+  });
 
   // the table
   const board = svg("g", {class: "exagon-board"}, root);
-  for (const t of pos.table) {
-    const [x, y] = center(t.at[0], t.at[1], R);
-    drawTile(board, tiles.get(t.tile), x, y, R, t.rot);
+  for (const tt of pos.table) {
+    const [x, y] = center(tt.at[0], tt.at[1], R);
+    const tile = tiles.get(tt.tile);
+    const g = drawTile(board, tile, x, y, R, tt.rot);
+    const at = tt.at.join(",");
+    g.setAttribute("data-cell", at); // the last move is marked on it (web/static/js/common.js)
+    g.setAttribute("role", "img");
+    g.setAttribute("aria-label", t("{tile} at {at}, rotation {rot}", {tile: tileText(tile), at, rot: tt.rot}));
   }
   // legal spots
   const spotLayer = svg("g", {class: "spots"}, root);
+  const chosen = ui.tile !== null && ui.tile !== undefined ? ui.tile : null;
   for (const k of anySpot) {
     const [q, r] = k.split(",").map(Number);
     const [x, y] = center(q, r, R);
@@ -136,11 +213,18 @@ export function render(ctx) {
       fill: active ? "#ffd40055" : "#0000000d", stroke: active ? "#c08a00" : "#9a917c",
       "stroke-width": active ? 3 : 1.5, "stroke-dasharray": "6 4", "data-spot": k}, spotLayer);
     if (active) {
-      poly.addEventListener("click", () => {
+      const fits = spots.get(k).length;
+      const label = ui.spot === k
+        ? t("spot {at}, chosen for tile {tile}: press again to turn it", {at: k, tile: chosen})
+        : fits === 1 ? t("spot {at}: put tile {tile} here (1 way fits)", {at: k, tile: chosen})
+          : t("spot {at}: put tile {tile} here ({n} ways fit)", {at: k, tile: chosen, n: fits});
+      pressable(poly, label, `spot:${k}`, ui, () => {
         if (ui.spot === k) { ui.rotIdx = ((ui.rotIdx || 0) + 1) % spots.get(k).length; }
         else { ui.spot = k; ui.rotIdx = 0; }
         ctx.redraw();
       });
+    } else {
+      poly.setAttribute("aria-hidden", "true");
     }
   }
   // the preview of the chosen placement
@@ -151,75 +235,71 @@ export function render(ctx) {
     const rot = rots[(ui.rotIdx || 0) % rots.length];
     const g = drawTile(root, tiles.get(ui.tile), x, y, R, rot, {opacity: 0.9, stroke: "#f0b400", strokeWidth: 5});
     g.classList.add("clickable", "preview");
-    g.addEventListener("click", () => { ui.rotIdx = ((ui.rotIdx || 0) + 1) % rots.length; ctx.redraw(); });
+    pressable(g, t("tile {tile} shown at {at}, rotation {rot}: press to turn it, then Place tile",
+      {tile: ui.tile, at: ui.spot, rot}), "preview", ui, () => { ui.rotIdx = ((ui.rotIdx || 0) + 1) % rots.length; ctx.redraw(); });
   }
-
-  // the hand
-  const who = handSeat === ctx.you ? "Your hand" : `${names[handSeat] || ""}'s hand`;
-  svg("text", {x: handX + 10, y: handTop + 12, "font-size": 15, "font-weight": "bold", fill: "#333",
-    text: handSeat === null || handSeat === undefined ? "" : `${who} (${hand.length})`}, root);
-  if (handSeat !== null && handSeat !== undefined) {
-    svg("circle", {cx: handX + 190, cy: handTop + 7, r: 7, fill: colors[handSeat]}, root);
-  }
-  const handLayer = svg("g", {class: "hand"}, root);
-  hand.forEach((id, k) => {
-    const x = handX + 10 + HW / 2 + (k % perRow) * HW, y = handTop + 30 + HR + Math.floor(k / perRow) * (HR * 2 + 6);
-    const can = playable.has(id);
-    const g = drawTile(handLayer, tiles.get(id), x, y, HR, 0, {
-      opacity: legal.length && !can ? 0.45 : 1,
-      stroke: ui.tile === id ? "#d7263d" : can ? "#c08a00" : "#222", strokeWidth: ui.tile === id ? 5 : can ? 3 : 1.5,
-    });
-    g.setAttribute("data-hand-tile", id);
-    if (can) {
-      g.classList.add("clickable", "legal");
-      g.addEventListener("click", () => { ui.tile = ui.tile === id ? null : id; ui.spot = null; ctx.redraw(); });
-    }
-  });
 
   // controls
-  if (!ctx.controls) return;
+  if (!ctx.controls) { refocus(root, ui); return; }
   const c = ctx.controls;
   if (places.length && (ui.tile === null || ui.tile === undefined)) {
-    c.append(h("span", {class: "muted"}, "Choose a tile in your hand (outlined in gold), then a highlighted spot."));
+    c.append(h("span", {class: "muted"}, t("Choose a tile in your hand (outlined in gold), then a highlighted spot.")));
   }
   if (ui.tile !== null && ui.tile !== undefined && !ui.spot && spots.size) {
-    c.append(h("span", {class: "muted"}, `Tile ${ui.tile}: click a highlighted spot on the table.`));
+    c.append(h("span", {class: "muted"}, t("Tile {tile}: click a highlighted spot on the table.", {tile: ui.tile})));
   }
   if (ui.spot) {
     const rots = spots.get(ui.spot);
     const rot = rots[(ui.rotIdx || 0) % rots.length];
     c.append(h("button", {id: "rotate", onclick: () => { ui.rotIdx = ((ui.rotIdx || 0) + 1) % rots.length; ctx.redraw(); },
-      disabled: rots.length < 2 ? true : null}, `Rotate ⟳ (${rots.length} fit${rots.length === 1 ? "s" : ""})`));
+      disabled: rots.length < 2 ? true : null},
+    rots.length === 1 ? t("Rotate ⟳ (1 way fits)") : t("Rotate ⟳ ({n} ways fit)", {n: rots.length})));
     const [q, r] = ui.spot.split(",").map(Number);
     c.append(h("button", {class: "primary", id: "place",
-      onclick: () => ctx.act({place: {tile: ui.tile, at: [q, r], rot}})}, "Place tile"));
-    c.append(h("button", {onclick: () => { ui.spot = null; ctx.redraw(); }}, "Cancel"));
+      onclick: () => ctx.act({place: {tile: ui.tile, at: [q, r], rot}})}, t("Place tile")));
+    c.append(h("button", {onclick: () => { ui.spot = null; ctx.redraw(); }}, t("Cancel")));
   }
   if (ui.tile !== null && ui.tile !== undefined) {
     for (const a of gives.filter((g) => g.give.tile === ui.tile)) {
-      c.append(h("button", {onclick: () => ctx.act(a)}, `Give tile ${ui.tile} to ${names[a.give.to]}`));
+      c.append(h("button", {onclick: () => ctx.act(a)}, t("Give tile {tile} to {name}", {tile: ui.tile, name: seatName(a.give.to)})));
     }
   }
   const stop = legal.find((a) => a.stop);
-  if (stop) c.append(h("button", {id: "stop", onclick: () => ctx.act(stop)}, "Stop (end my turn)"));
+  if (stop) c.append(h("button", {id: "stop", onclick: () => ctx.act(stop)}, t("Stop (end my turn)")));
   const pass = legal.find((a) => a.pass);
-  if (pass) c.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
+  if (pass) c.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, t("Pass")));
+  refocus(root, ui);
 }
 
 // --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
+// Places as the terminal writes them (games/exagon/board.py: axial q,r, the first tile at 0,0).
+
 /** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
 export function describe(a, who) {
-  if ("deal" in a) return `deals tile ${a.deal}`;
-  if ("place" in a) return `places tile ${a.place.tile} at ${a.place.at.join(",")} (rotation ${a.place.rot})`;
-  if ("give" in a) return `gives tile ${a.give.tile} to ${who(a.give.to)}`;
+  if ("deal" in a) return t("deals tile {tile}", {tile: a.deal});
+  if ("place" in a) {
+    return t("places tile {tile} at {at} (rotation {rot})", {tile: a.place.tile, at: a.place.at.join(","), rot: a.place.rot});
+  }
+  if ("give" in a) return t("gives tile {tile} to {name}", {tile: a.give.tile, name: who(a.give.to)});
+  if ("stop" in a) return t("stops and ends the turn");
+  if ("pass" in a) return t("passes");
+  if ("timeout" in a) return t("runs out of time");
   return null;
 }
 
 /** A chance outcome in words (``seat``: whom it is for, or null). */
 export function outcome(o, seat, who) {
   if (!("deal" in o)) return null;
-  return seat === null || seat === undefined ? `tile ${o.deal} is drawn` : `${who(seat)} is dealt tile ${o.deal}`;
+  return seat === null || seat === undefined ? t("tile {tile} is drawn", {tile: o.deal})
+    : t("{name} is dealt tile {tile}", {name: who(seat), tile: o.deal});
 }
+
+const REASONS = {
+  last_tile: () => t("a hand is empty"), perfect_fit: () => t("a perfect fit"), blocked: () => t("every player passed"),
+  turn_limit: () => t("the turn limit"),
+};
+
+const scoresText = (scores, who) => (scores || []).map((p, i) => `${who(i)} ${p}`).join(", ");
 
 /** Texts of this game's own event kinds (core/events.py: kind and fields). */
 export const EVENTS = {
@@ -227,22 +307,47 @@ export const EVENTS = {
   given: () => null,
   stop: () => null,
   pass: () => null,
-  dealt: (e, who) => `${who(e.seat)} is dealt tile ${e.tile}`,
-  table_tile: (e) => `tile ${e.tile} starts the table`,
-  set_aside: (e) => `${e.count} tile${e.count === 1 ? " is" : "s are"} set aside`,
-  bonus_earned: (e, who) => `${who(e.seat)} earns ${e.count} bonus${e.count === 1 ? "" : "es"}`,
-  bonus_spent: (e, who) => `${who(e.seat)} spends a bonus`,
-  bonuses_lost: (e, who) => `${who(e.seat)} loses ${e.count} bonus${e.count === 1 ? "" : "es"}`,
-  perfect_fit: (e, who) => `${who(e.seat)}: a perfect fit with tile ${e.tile}`,
+  dealt: (e, who) => t("{name} is dealt tile {tile}", {name: who(e.seat), tile: e.tile}),
+  table_tile: (e) => t("tile {tile} starts the table", {tile: e.tile}),
+  set_aside: (e) => (e.count === 1 ? t("1 tile is set aside unseen") : t("{n} tiles are set aside unseen", {n: e.count})),
+  bonus_earned: (e, who) => (e.count === 1
+    ? t("{name} earns 1 bonus: 3 connections, the turn goes on", {name: who(e.seat)})
+    : t("{name} earns {n} bonuses: {c} connections, the turn goes on", {name: who(e.seat), n: e.count, c: e.count + 2})),
+  bonus_spent: (e, who) => t("{name} spends a bonus on a tile with one connection", {name: who(e.seat)}),
+  bonuses_lost: (e, who) => (e.count === 1 ? t("{name} loses 1 unspent bonus", {name: who(e.seat)})
+    : t("{name} loses {n} unspent bonuses", {name: who(e.seat), n: e.count})),
+  perfect_fit: (e, who) => t("six connections for tile {tile} at {at}: a perfect fit for {name}!",
+    {name: who(e.seat), tile: e.tile, at: (e.at || []).join(",")}),
   hourglass: () => null, // the clock shows it
-  new_game: () => "a new game of the tournament begins",
-  tournament_game: (e, who) => `game won by ${(e.winners || []).map(who).join(" and ")}`,
+  timeout: (e, who) => timeoutText(e, who), // the shared event, said with what it cost
+  new_game: (e, who) => t("the next game of the tournament is dealt (points: {scores})", {scores: scoresText(e.scores, who)}),
+  tournament_game: (e, who) => t("a game of the tournament is over ({reason}): {names} won; points: {scores}",
+    {reason: REASONS[e.reason] ? REASONS[e.reason]() : e.reason, names: andList((e.winners || []).map(who)),
+      scores: scoresText(e.scores, who)}),
 };
+
+/** The hourglass running out (the shared ``timeout`` event, with what it cost). */
+function timeoutText(e, who) {
+  const n = e.bonuses_lost || 0;
+  if (n === 1) return t("{name}'s hourglass ran out: the turn ends and 1 unspent bonus is lost", {name: who(e.seat)});
+  if (n > 1) return t("{name}'s hourglass ran out: the turn ends and {n} unspent bonuses are lost", {name: who(e.seat), n});
+  return t("{name}'s hourglass ran out: the turn ends", {name: who(e.seat)});
+}
 
 /** Consecutive chance entries of one kind shown as one log line (the deal of the hands). */
 export const LOG_GROUPS = {
-  deal: (entries) => `the tiles are dealt (${entries.length})`,
+  deal: (entries) => t("the tiles are dealt ({n})", {n: entries.length}),
 };
 
 /** The events shown for a moment over the board as well as in the log (web/static/js/common.js). */
-export const ANNOUNCE = {perfect_fit: true, bonus_earned: true, bonuses_lost: true, tournament_game: true};
+export const ANNOUNCE = {perfect_fit: true, bonus_earned: true, bonuses_lost: true, tournament_game: true,
+  timeout: true};
+
+/** The places of the last move ("q,r"): the tile placed (or the table's first tile). */
+export function lastMoveCells(events) {
+  const out = [];
+  for (const e of events) {
+    if ((e.kind === "placed" || e.kind === "table_tile") && Array.isArray(e.at)) out.push(e.at.join(","));
+  }
+  return out;
+}

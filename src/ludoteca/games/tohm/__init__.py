@@ -49,6 +49,7 @@ from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State, as_action_int
+from ludoteca.core.i18n import N_
 from ludoteca.core.jsonutil import need_int, per_seat
 from ludoteca.core.options import Option, as_int
 from ludoteca.core.shape import read
@@ -85,17 +86,22 @@ END_TROPHIES = "all_trophies_given"
 END_TURN_LIMIT = "turn_limit"
 
 COUNTERS = (
-    Counter("trophies_given", "ratio_per_event", "trophies given per player turn (a row and a column through "
-            "one cell give two)", of="turns"),
-    Counter("tris", "mean_per_game", "tris scored, per game (a row and a column through one cell count two)"),
-    Counter("tris_for_others", "share_per_event", "tris scored by a move of another player than the owner "
-            "(a 2 moved someone else's token into line)", of="tris"),
-    Counter("places", "share_per_event", "turns in which a token was placed (a 3 to 6)", of="turns"),
-    Counter("removes", "share_per_event", "turns in which a token was removed (a 1)", of="turns"),
-    Counter("moves", "share_per_event", "turns in which a token was moved (a 2)", of="turns"),
-    Counter("passes", "share_per_event", "turns passed (nothing possible with the die)", of="turns"),
+    Counter("trophies_given", "ratio_per_event", N_("trophies given per player turn (a row and a column through "
+                                                    "one cell give two)"), of="turns"),
+    Counter("tris", "mean_per_game", N_("tris scored, per game (a row and a column through one cell count two)")),
+    Counter("tris_for_others", "share_per_event", N_("tris scored by a move of another player than the owner "
+                                                     "(a 2 moved someone else's token into line)"), of="tris"),
+    Counter("places", "share_per_event", N_("turns in which a token was placed (a 3 to 6)"), of="turns"),
+    Counter("removes", "share_per_event", N_("turns in which a token was removed (a 1)"), of="turns"),
+    Counter("moves", "share_per_event", N_("turns in which a token was moved (a 2)"), of="turns"),
+    Counter("passes", "share_per_event", N_("turns passed (nothing possible with the die)"), of="turns"),
 )
 """The figures the balance lab reports for TOHM (``State.counters()``, ``Game.counters``)."""
+
+LAB_NAMES = (N_("trophies given"), N_("tris"), N_("tris for others"), N_("places"), N_("removes"), N_("moves"),
+             N_("passes"), N_("all trophies given"), N_("turn limit"), N_("trophies"))
+"""The names of the counters, the end reasons and the score as the lab report shows them (translated
+there with ``_``; the names themselves stay the identifiers of ``counters()`` and ``end_reason()``)."""
 
 
 # --- the layout option ------------------------------------------------------------------

@@ -1,20 +1,48 @@
 // TOHM: the numbered grid, the players' tokens, the die and the trophies.
 import {drawDie, h, key, svg} from "/static/js/common.js";
+import {t} from "/static/js/i18n.js";
 
 const CELL = 84;
 const NUMBER_TINT = {3: "#f6e7c8", 4: "#e3efd9", 5: "#dbe8f4", 6: "#f1dde6"};
 
 export function phaseText(pos, ctx) {
-  if (pos.phase === "over") return "game over";
-  if (pos.phase === "roll") return "rolling the die…";
+  if (pos.phase === "over") return t("game over");
+  if (pos.phase === "roll") return t("rolling the die…");
   const r = pos.roll;
-  const what = r === 1 ? "remove any token" : r === 2 ? "move any token to an empty cell"
-    : `place a token on an empty ${r}`;
-  return `rolled ${r} — ${what}`;
+  if (r === 1) return t("rolled 1 — remove any token");
+  if (r === 2) return t("rolled 2 — move any token to an empty cell");
+  return t("rolled {roll} — place a token on an empty {roll}", {roll: r});
 }
 
 export function seatInfo(pos, i) {
-  return `${pos.trophies[i]} troph${pos.trophies[i] === 1 ? "y" : "ies"} · ${pos.supply[i]} token${pos.supply[i] === 1 ? "" : "s"} in supply`;
+  const tr = pos.trophies[i], sup = pos.supply[i];
+  return [tr === 1 ? t("1 trophy") : t("{n} trophies", {n: tr}),
+    sup === 1 ? t("1 token in supply") : t("{n} tokens in supply", {n: sup})].join(" · ");
+}
+
+/** A cell as the terminal writes it: "row,col", counted from 0 at the top left. */
+const cellName = (c) => `${c[0]},${c[1]}`;
+
+/** Makes a drawn part a button: focusable, named in the page's language; Enter and Space press it. */
+function pressable(node, label, focusId, ui, onpress) {
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("aria-label", label);
+  node.setAttribute("data-focus", focusId);
+  node.addEventListener("click", onpress);
+  node.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    ev.preventDefault();
+    if (ui) ui.focus = focusId; // the board is drawn again: the same part keeps the focus
+    onpress(ev);
+  });
+}
+
+/** After a redraw, the part pressed from the keyboard has the focus again. */
+function refocus(root, ui) {
+  if (!ui || !ui.focus) return;
+  const node = root.querySelector(`[data-focus="${CSS.escape(ui.focus)}"]`);
+  if (node) node.focus();
 }
 
 function monster(parent, cx, cy, r, color, seat) {
@@ -44,15 +72,19 @@ export function render(ctx) {
   const {pos, legal, ui, colors, names} = ctx;
   const rows = pos.rows, cols = pos.cols;
   const W = cols * CELL, H = rows * CELL;
-  const side = 200;
+  const side = 240;
   const root = ctx.svg;
   // phones (the max-width of style.css's phone block): the die and the trophies go under the board, not beside it
   const stacked = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
-  const vbW = stacked ? Math.max(W, side) + 20 : W + side + 20;
-  const vbH = stacked ? H + 20 + 200 + pos.players * 24 + 10 : Math.max(H, 330) + 20;
-  root.setAttribute("viewBox", `-10 -10 ${vbW} ${vbH}`);
+  const vbW = stacked ? Math.max(W, side) + 36 : W + side + 36;
+  const vbH = stacked ? H + 36 + 200 + pos.players * 24 + 10 : Math.max(H, 330) + 36;
+  root.setAttribute("viewBox", `-26 -26 ${vbW} ${vbH}`);
   // phones (style.css): the board keeps its natural scale (a cell 84 px, readable text) and scrolls
   root.style.setProperty("--board-min-width", `${vbW}px`);
+  root.setAttribute("role", "group");
+  root.setAttribute("aria-label", t("TOHM board: {rows} rows by {cols} columns, cells written row,col from 0,0 at the top left",
+    {rows, cols}));
+  const seatName = (s) => names[s] || t("Seat {n}", {n: s + 1});
 
   const places = new Map(), removes = new Map(), moves = new Map();
   for (const a of legal) {
@@ -68,6 +100,16 @@ export function render(ctx) {
   const targets = new Map();
   if (from && moves.has(from)) for (const a of moves.get(from)) targets.set(key(a.move[1]), a);
 
+  // the coordinates, as the terminal writes them (rows and columns from 0)
+  const coords = svg("g", {class: "coords", "aria-hidden": "true"}, root);
+  for (let c = 0; c < cols; c++) {
+    svg("text", {x: c * CELL + CELL / 2, y: -8, "text-anchor": "middle", "font-size": 14, fill: "#5c5342", text: c}, coords);
+  }
+  for (let r = 0; r < rows; r++) {
+    svg("text", {x: -14, y: r * CELL + CELL / 2 + 5, "text-anchor": "middle", "font-size": 14, fill: "#5c5342", text: r},
+      coords);
+  }
+
   const board = svg("g", {class: "tohm-board"}, root);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
@@ -79,21 +121,31 @@ export function render(ctx) {
         "font-size": 40, "font-weight": "bold", fill: "#0002", text: n}, cell);
       svg("text", {x: x + 8, y: y + 18, "font-size": 15, fill: "#5c5342", "font-weight": "bold", text: n}, cell);
       const owner = pos.board[r][c];
-      if (owner !== null && owner !== undefined) monster(cell, x + CELL / 2, y + CELL / 2, CELL * 0.32, colors[owner], owner);
-      let action = null, cls = null;
-      if (places.has(k)) { action = places.get(k); cls = "hl-place"; }
-      else if (removes.has(k)) { action = removes.get(k); cls = "hl-remove"; }
-      else if (targets.has(k)) { action = targets.get(k); cls = "hl-place"; }
+      const taken = owner !== null && owner !== undefined;
+      if (taken) monster(cell, x + CELL / 2, y + CELL / 2, CELL * 0.32, colors[owner], owner);
+      // what the cell is, for a screen reader: its place, its number and whose token is on it
+      const what = taken ? t("cell {cell} (number {number}), {name}'s token", {cell: k, number: n, name: seatName(owner)})
+        : t("cell {cell} (number {number}), empty", {cell: k, number: n});
+      let action = null, cls = null, label = "";
+      if (places.has(k)) { action = places.get(k); cls = "hl-place"; label = t("{cell}: place a token here", {cell: what}); }
+      else if (removes.has(k)) { action = removes.get(k); cls = "hl-remove"; label = t("{cell}: remove this token", {cell: what}); }
+      else if (targets.has(k)) { action = targets.get(k); cls = "hl-place"; label = t("{cell}: move the token here", {cell: what}); }
       if (from === k) svg("rect", {x: x + 3, y: y + 3, width: CELL - 6, height: CELL - 6, class: "hl-select"}, cell);
       if (action) {
         svg("rect", {x: x + 4, y: y + 4, width: CELL - 8, height: CELL - 8, rx: 6, class: cls}, cell);
         cell.classList.add("clickable", "legal");
-        cell.addEventListener("click", () => ctx.act(action));
+        pressable(cell, label, `cell:${k}`, ui, () => ctx.act(action));
       } else if (moves.has(k)) {
         if (from !== k) svg("rect", {x: x + 4, y: y + 4, width: CELL - 8, height: CELL - 8, rx: 6, class: "hl-place",
           style: "fill:none"}, cell);
         cell.classList.add("clickable", "legal", "move-from");
-        cell.addEventListener("click", () => { ui.moveFrom = from === k ? null : k; ctx.redraw(); });
+        label = from === k ? t("{cell}: chosen to move; press again to choose another token", {cell: what})
+          : t("{cell}: choose this token to move", {cell: what});
+        pressable(cell, label, `cell:${k}`, ui, () => { ui.moveFrom = from === k ? null : k; ctx.redraw(); });
+        if (from === k) cell.setAttribute("aria-pressed", "true");
+      } else {
+        cell.setAttribute("role", "img");
+        cell.setAttribute("aria-label", what);
       }
     }
   }
@@ -102,35 +154,44 @@ export function render(ctx) {
   const sx = stacked ? 0 : W + 30;
   const side0 = stacked ? H + 20 : 0;
   const sideG = svg("g", {class: "side", transform: `translate(0, ${side0})`}, root);
-  svg("text", {x: sx, y: 14, "font-size": 14, fill: "#444", text: "Die"}, sideG);
-  drawDie(sideG, sx, 24, 64, pos.roll, {dim: pos.roll === null});
-  svg("text", {x: sx, y: 118, "font-size": 14, fill: "#444", text: `Trophies left: ${pos.trophies_left}`}, sideG);
-  for (let k = 0; k < pos.trophies_left; k++) trophy(sideG, sx + (k % 5) * 30, 126 + Math.floor(k / 5) * 30, 26, "#f2c94c");
+  svg("text", {x: sx, y: 14, "font-size": 14, fill: "#444", text: t("Die")}, sideG);
+  const die = drawDie(sideG, sx, 24, 64, pos.roll, {dim: pos.roll === null});
+  die.setAttribute("role", "img");
+  die.setAttribute("aria-label", pos.roll === null ? t("the die, not rolled yet") : t("the die shows {n}", {n: pos.roll}));
+  svg("text", {x: sx, y: 118, "font-size": 14, fill: "#444", text: t("Trophies left: {n}", {n: pos.trophies_left})}, sideG);
+  const cups = svg("g", {"aria-hidden": "true"}, sideG);
+  for (let k = 0; k < pos.trophies_left; k++) trophy(cups, sx + (k % 5) * 30, 126 + Math.floor(k / 5) * 30, 26, "#f2c94c");
   let y = 200;
   for (let i = 0; i < pos.players; i++) {
-    svg("circle", {cx: sx + 8, cy: y + 8, r: 8, fill: colors[i], stroke: "#222"}, sideG);
+    svg("circle", {cx: sx + 8, cy: y + 8, r: 8, fill: colors[i], stroke: "#222", "aria-hidden": "true"}, sideG);
+    const p = {name: (names[i] || "").slice(0, 12), trophies: pos.trophies[i], supply: pos.supply[i]};
     svg("text", {x: sx + 22, y: y + 13, "font-size": 13, fill: "#222",
-      text: `${(names[i] || "").slice(0, 12)}: ${pos.trophies[i]} troph. · ${pos.supply[i]} left`}, sideG);
+      text: pos.trophies[i] === 1 ? t("{name}: 1 troph. · {supply} left", p) : t("{name}: {trophies} troph. · {supply} left", p)},
+    sideG);
     y += 24;
   }
 
   if (from && ctx.controls) {
-    ctx.controls.append(h("span", {class: "muted"}, "Now click an empty cell to move the token there."),
-      h("button", {onclick: () => { ui.moveFrom = null; ctx.redraw(); }}, "Cancel"));
+    ctx.controls.append(h("span", {class: "muted"}, t("Now click an empty cell to move the token there.")),
+      h("button", {onclick: () => { ui.moveFrom = null; ctx.redraw(); }}, t("Cancel")));
   }
   const pass = legal.find((a) => a.pass);
-  if (pass && ctx.controls) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
+  if (pass && ctx.controls) {
+    ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, t("Pass")));
+  }
+  refocus(root, ui);
 }
 
 // --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
-const cell = (c) => `row ${c[0] + 1} col ${c[1] + 1}`;
+// Cells are written as the terminal writes them (games/tohm/board.py, action_to_string): "row,col" from 0.
 
 /** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
 export function describe(a) {
-  if ("roll" in a) return `rolls ${a.roll}`;
-  if ("place" in a) return `places on ${cell(a.place)}`;
-  if ("remove" in a) return `removes the token on ${cell(a.remove)}`;
-  if ("move" in a) return `moves ${cell(a.move[0])} → ${cell(a.move[1])}`;
+  if ("roll" in a) return t("rolls {n}", {n: a.roll});
+  if ("place" in a) return t("places a token on {cell}", {cell: cellName(a.place)});
+  if ("remove" in a) return t("removes the token on {cell}", {cell: cellName(a.remove)});
+  if ("move" in a) return t("moves the token on {from} to {to}", {from: cellName(a.move[0]), to: cellName(a.move[1])});
+  if ("pass" in a) return t("passes");
   return null;
 }
 
@@ -138,10 +199,23 @@ export function describe(a) {
 export const EVENTS = {
   placed: () => null, // the move itself says it
   moved: () => null,
-  removed: (e, who) => (e.owner !== undefined && e.owner !== e.seat ? `${who(e.owner)}'s token goes back` : null),
+  removed: (e, who) => (e.owner !== undefined && e.owner !== e.seat
+    ? t("{name}'s token goes back to the supply", {name: who(e.owner)}) : null),
   pass: () => null, // the move itself says it
-  tris: (e, who) => `tris for ${who(e.owner)} (${e.line})${e.trophy ? ": a trophy" : ""}`
-    + (e.trophies_left !== undefined ? `, ${e.trophies_left} left` : ""),
+  tris: (e, who) => {
+    const p = {name: who(e.owner), cells: (e.cells || []).map(cellName).join(" "), left: e.trophies_left};
+    const row = e.line === "row";
+    if (!e.trophy) {
+      return row ? t("tris for {name} in a row ({cells}): no trophy left to take", p)
+        : t("tris for {name} in a column ({cells}): no trophy left to take", p);
+    }
+    if (e.trophies_left === 1) {
+      return row ? t("tris for {name} in a row ({cells}): a trophy, 1 left", p)
+        : t("tris for {name} in a column ({cells}): a trophy, 1 left", p);
+    }
+    return row ? t("tris for {name} in a row ({cells}): a trophy, {left} left", p)
+      : t("tris for {name} in a column ({cells}): a trophy, {left} left", p);
+  },
 };
 
 /** The events shown for a moment over the board as well as in the log (web/static/js/common.js). */

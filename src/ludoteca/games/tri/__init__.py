@@ -66,6 +66,7 @@ from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State, Worlds
+from ludoteca.core.i18n import N_
 from ludoteca.core.options import Option, as_int, one_of
 from ludoteca.core.shape import Between, read
 
@@ -95,20 +96,27 @@ PLAYER0 = 16   # player actions start above every chance outcome (OUT0 + 4 seats
 
 # counters (order of the internal list)
 COUNTERS = (
-    Counter("battles", "mean_per_game", "attacks played (battles started), per game"),
-    Counter("battles_k1", "mean_per_game", "battles in which the attacker rolled 1 die, per game"),
-    Counter("battles_k2", "mean_per_game", "battles in which the attacker rolled 2 dice, per game"),
-    Counter("battles_k3", "mean_per_game", "battles in which the attacker rolled 3 dice, per game"),
-    Counter("attacker_wins_k1", "share_per_event", "battles won by an attacker rolling 1 die", "battles_k1"),
-    Counter("attacker_wins_k2", "share_per_event", "battles won by an attacker rolling 2 dice", "battles_k2"),
-    Counter("attacker_wins_k3", "share_per_event", "battles won by an attacker rolling 3 dice", "battles_k3"),
+    Counter("battles", "mean_per_game", N_("attacks played (battles started), per game")),
+    Counter("battles_k1", "mean_per_game", N_("battles in which the attacker rolled 1 die, per game")),
+    Counter("battles_k2", "mean_per_game", N_("battles in which the attacker rolled 2 dice, per game")),
+    Counter("battles_k3", "mean_per_game", N_("battles in which the attacker rolled 3 dice, per game")),
+    Counter("attacker_wins_k1", "share_per_event", N_("battles won by an attacker rolling 1 die"), "battles_k1"),
+    Counter("attacker_wins_k2", "share_per_event", N_("battles won by an attacker rolling 2 dice"), "battles_k2"),
+    Counter("attacker_wins_k3", "share_per_event", N_("battles won by an attacker rolling 3 dice"), "battles_k3"),
     Counter("squares_closed", "mean_per_game",
-            "times a square became closed (all four triangles one player's), per game"),
-    Counter("teleports", "mean_per_game", "teleports played, per game"),
-    Counter("eliminations", "mean_per_game", "players eliminated, per game"),
-    Counter("expands", "mean_per_game", "expansions played, per game"),
-    Counter("passes", "mean_per_game", "turns passed (no expansion, attack or teleport possible), per game"),
+            N_("times a square became closed (all four triangles one player's), per game")),
+    Counter("teleports", "mean_per_game", N_("teleports played, per game")),
+    Counter("eliminations", "mean_per_game", N_("players eliminated, per game")),
+    Counter("expands", "mean_per_game", N_("expansions played, per game")),
+    Counter("passes", "mean_per_game", N_("turns passed (no expansion, attack or teleport possible), per game")),
 )
+
+LAB_NAMES = (N_("battles"), N_("battles k1"), N_("battles k2"), N_("battles k3"), N_("attacker wins k1"),
+             N_("attacker wins k2"), N_("attacker wins k3"), N_("squares closed"), N_("teleports"),
+             N_("eliminations"), N_("expands"), N_("passes"), N_("last player"), N_("board full"), N_("turn limit"),
+             N_("units"))
+"""The names of the counters, the end reasons and the score as the lab report shows them (translated
+there with ``_``; the names themselves stay the identifiers of ``counters()`` and ``end_reason()``)."""
 COUNTER_NAMES = tuple(c.name for c in COUNTERS)
 C_BATTLES, C_K1, C_W1, C_CLOSED, C_TELEPORTS, C_ELIM, C_EXPANDS, C_PASSES = 0, 1, 4, 7, 8, 9, 10, 11
 

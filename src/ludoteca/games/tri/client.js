@@ -1,5 +1,6 @@
 // TRI: a torus of squares cut into four triangles; owners, closed squares, battles and cards.
 import {drawDie, h, key, svg} from "/static/js/common.js";
+import {t} from "/static/js/i18n.js";
 
 const DIRS = ["N", "E", "S", "W"];
 const KIND_STYLE = {
@@ -10,11 +11,44 @@ const KIND_STYLE = {
 // teleport="move": the unit of the closed square that would leave (after a target is chosen)
 const FROM_STYLE = {stroke: "#1a5fb4", fill: "#1a5fb455", dash: "3 2"};
 
+/** A triangle or a square as the terminal writes it: "row,col,side" / "row,col" (from 0, top left). */
+const triName = (x) => (Array.isArray(x) ? x.join(",") : String(x));
+
 function teleportText(a) {
   const tp = a.teleport;
-  const sq = tp.square.join(",");
-  return tp.from ? `move the unit on ${sq} ${tp.from} here` : `teleport from square ${sq}`;
+  return tp.from ? t("move the unit on {from} here (teleport)", {from: triName([...tp.square, tp.from])})
+    : t("teleport here from square {square}", {square: triName(tp.square)});
 }
+
+/** Makes a drawn part a button: focusable, named in the page's language; Enter and Space press it. */
+function pressable(node, label, focusId, ui, onpress) {
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("aria-label", label);
+  node.setAttribute("data-focus", focusId);
+  node.addEventListener("click", onpress);
+  node.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    ev.preventDefault();
+    if (ui) ui.focus = focusId; // the board is drawn again: the same part keeps the focus
+    onpress(ev);
+  });
+}
+
+/** After a redraw, the part pressed from the keyboard has the focus again. */
+function refocus(root, ui) {
+  if (!ui || !ui.focus) return;
+  const node = root.querySelector(`[data-focus="${CSS.escape(ui.focus)}"]`);
+  if (node) node.focus();
+}
+
+/** Names joined as a list: "A", "A and B", "A, B and C". */
+function andList(names) {
+  if (names.length <= 1) return names.join("");
+  return t("{list} and {last}", {list: names.slice(0, -1).join(", "), last: names[names.length - 1]});
+}
+
+const cardList = (cards) => (cards || []).map((c) => `+${c}`).join(" ");
 
 function triPoints(r, c, d, S) {
   const x = c * S, y = r * S, cx = x + S / 2, cy = y + S / 2;
@@ -39,25 +73,33 @@ function units(pos) {
 
 export function phaseText(pos, ctx) {
   const nm = ctx.names || [];
-  if (pos.phase === "place") return `round 1 — place a unit not adjacent to any other`;
-  if (pos.phase === "act") return `round ${pos.round} — expand, attack or teleport`;
-  if (pos.phase === "income_roll") return "card income roll…";
-  if (pos.phase === "tiebreak") return "tie-break: who is out?";
-  if (pos.phase === "over") return "game over";
+  const who = (i) => nm[i] || t("Seat {n}", {n: i + 1});
+  if (pos.phase === "place") return t("round 1 — place a unit not adjacent to any other");
+  if (pos.phase === "act") return t("round {round} — expand, attack or teleport", {round: pos.round});
+  if (pos.phase === "income_roll") return t("the income die for new cards…");
+  if (pos.phase === "tiebreak") return t("tie-break: a draw decides who is out");
+  if (pos.phase === "over") return t("game over");
   if (pos.phase === "battle" && pos.battle) {
     const b = pos.battle;
-    const step = {attacker_roll: "attacker rolls", defender_roll: "defender rolls",
-      attacker_card: `${nm[b.attacker]} chooses a secret card`, defender_card: `${nm[b.defender]} chooses a secret card`,
-      void: `${nm[b.defender]} picks an attacking unit to remove`}[b.step] || b.step;
-    return `battle: ${nm[b.attacker]} attacks ${nm[b.defender]} — ${step}`;
+    const p = {attacker: who(b.attacker), defender: who(b.defender)};
+    if (b.step === "attacker_roll") return t("battle: {attacker} attacks {defender} — the attacker rolls", p);
+    if (b.step === "defender_roll") return t("battle: {attacker} attacks {defender} — the defender rolls", p);
+    if (b.step === "attacker_card") return t("battle: {attacker} attacks {defender} — {attacker} chooses a secret card", p);
+    if (b.step === "defender_card") return t("battle: {attacker} attacks {defender} — {defender} chooses a secret card", p);
+    if (b.step === "void") {
+      return t("battle: {attacker} attacks {defender} — {defender} picks an attacking unit to empty", p);
+    }
+    return t("battle: {attacker} attacks {defender}", p);
   }
   return pos.phase;
 }
 
 export function seatInfo(pos, i) {
   const u = units(pos)[i];
-  const alive = pos.alive[i] ? "" : " · out";
-  return `${u} unit${u === 1 ? "" : "s"} · cards ${pos.hands[i].map((v) => "+" + v).join(" ") || "none"}${alive}`;
+  const parts = [u === 1 ? t("1 unit") : t("{n} units", {n: u}),
+    pos.hands[i].length ? t("cards {cards}", {cards: cardList(pos.hands[i])}) : t("no cards")];
+  if (!pos.alive[i]) parts.push(t("out"));
+  return parts.join(" · ");
 }
 
 function card(parent, x, y, value, opts = {}) {
@@ -68,7 +110,11 @@ function card(parent, x, y, value, opts = {}) {
     stroke: opts.legal ? "#c08a00" : "#555", "stroke-width": opts.legal ? 3.5 : 1.2}, g);
   svg("text", {x: x + w / 2, y: y + hgt / 2 + 1, "text-anchor": "middle", "dominant-baseline": "central",
     "font-size": Math.max(12, w * 0.45), "font-weight": "bold", fill: back ? "#fff" : "#222", text: back ? "?" : `+${value}`}, g);
-  if (opts.legal) g.addEventListener("click", opts.onclick);
+  if (opts.legal) {
+    pressable(g, t("card +{value}: play it as your secret card", {value}), `card:${value}`, opts.ui, opts.onclick);
+  } else {
+    g.setAttribute("aria-hidden", "true"); // the seats and the battle panel say it in words
+  }
   return g;
 }
 
@@ -80,19 +126,25 @@ export function render(ctx) {
   const B = n * S;
   const M = S * 0.45;
   const side = 300;
+  const seatName = (i) => names[i] || t("Seat {n}", {n: i + 1});
   // phones (the max-width of style.css's phone block): the battle and the hands go under the board, not beside it
   const stacked = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
-  const panelH = (pos.battle ? 204 : 0) + 34 + pos.players * 48;
+  const cardActs = new Map(); // the secret card to choose now: value -> action
+  for (const a of legal) if ("card" in a && !cardActs.has(a.card)) cardActs.set(a.card, a);
+  const panelH = (pos.battle ? 204 : 0) + 34 + pos.players * 48 + (cardActs.size ? 54 : 0);
   const vbW = stacked ? Math.max(B + 2 * M + 12, side + 12) : B + 2 * M + 12 + side;
   const vbH = stacked ? B + 2 * M + 40 + panelH : Math.max(B + 2 * M + 40, 470);
   root.setAttribute("viewBox", `${-M - 6} ${-M - 6} ${vbW} ${vbH}`);
   // phones (style.css): never smaller than this, so a triangle is >= 48 px tall and the panel text readable
   root.style.setProperty("--board-min-width", `${Math.round(vbW * Math.max(1, 96 / S))}px`);
+  root.setAttribute("role", "group");
+  root.setAttribute("aria-label", t("TRI board: {n} by {n} squares whose edges wrap around; triangles written row,col,side",
+    {n}));
 
   // legal actions by triangle
   const byTri = new Map();
-  const add = (t, kind, a) => {
-    const k = key(t);
+  const add = (tr, kind, a) => {
+    const k = key(tr);
     if (!byTri.has(k)) byTri.set(k, []);
     byTri.get(k).push({kind, a});
   };
@@ -100,12 +152,23 @@ export function render(ctx) {
     for (const kind of ["place", "expand", "attack", "void"]) if (kind in a) add(a[kind], kind, a);
     if (a.teleport) add(a.teleport.to, "teleport", a);
   }
+  const ownerText = (k) => {
+    const o = pos.owner[k];
+    return o === undefined ? t("triangle {tri}, empty", {tri: k}) : t("triangle {tri}, {name}'s unit", {tri: k, name: seatName(o)});
+  };
+  const kindText = (kind, a) => {
+    if (kind === "place") return t("place a unit here");
+    if (kind === "expand") return t("expand here");
+    if (kind === "attack") return t("attack it");
+    if (kind === "void") return t("empty this attacking unit");
+    return teleportText(a);
+  };
 
   // ghost copies across the wrapping edges (the board is a torus)
   const defs = svg("defs", {}, root);
   const clip = svg("clipPath", {id: "tri-wrap"}, defs);
   svg("rect", {x: -M, y: -M, width: B + 2 * M, height: B + 2 * M}, clip);
-  const ghost = svg("g", {"clip-path": "url(#tri-wrap)", opacity: 0.3}, root);
+  const ghost = svg("g", {"clip-path": "url(#tri-wrap)", opacity: 0.3, "aria-hidden": "true"}, root);
   const drawSquare = (parent, r, c, rr, cc, live) => {
     for (const d of DIRS) {
       const k = `${r},${c},${d}`;
@@ -115,6 +178,8 @@ export function render(ctx) {
       if (live) {
         poly.setAttribute("data-tri", k);
         poly.classList.add("tri");
+        if (o === undefined) poly.setAttribute("aria-hidden", "true");
+        else { poly.setAttribute("role", "img"); poly.setAttribute("aria-label", ownerText(k)); }
       }
     }
   };
@@ -124,10 +189,12 @@ export function render(ctx) {
       drawSquare(ghost, (r + n) % n, (c + n) % n, r, c, false);
     }
   }
-  svg("rect", {x: -M, y: -M, width: B + 2 * M, height: B + 2 * M, fill: "none", stroke: "#ccc", "stroke-dasharray": "4 4"}, root);
+  svg("rect", {x: -M, y: -M, width: B + 2 * M, height: B + 2 * M, fill: "none", stroke: "#ccc", "stroke-dasharray": "4 4",
+    "aria-hidden": "true"}, root);
 
   const board = svg("g", {class: "tri-board"}, root);
   for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) drawSquare(board, r, c, r, c, true);
+  const marks = svg("g", {"aria-hidden": "true"}, board);
   // closed squares: thick outline in the owner's colour; a star while its teleport is unused
   const used = new Set(pos.teleports_used || []);
   for (let r = 0; r < n; r++) {
@@ -135,27 +202,45 @@ export function render(ctx) {
       const os = DIRS.map((d) => pos.owner[`${r},${c},${d}`]);
       if (os[0] !== undefined && os.every((o) => o === os[0])) {
         svg("rect", {x: c * S + 2, y: r * S + 2, width: S - 4, height: S - 4, fill: "none", stroke: "#111",
-          "stroke-width": 4, class: "closed-square", "data-square": `${r},${c}`}, board);
+          "stroke-width": 4, class: "closed-square", "data-square": `${r},${c}`}, marks);
         svg("text", {x: c * S + S / 2, y: r * S + S / 2 + 1, "text-anchor": "middle", "dominant-baseline": "central",
           "font-size": S * 0.28, fill: "#fff", stroke: "#0008", "stroke-width": 0.6,
-          text: used.has(`${r},${c}`) ? "■" : "★"}, board);
+          text: used.has(`${r},${c}`) ? "■" : "★"}, marks);
       }
     }
   }
-  // grid lines every square
+  // grid lines every square, and the row and column numbers as the terminal writes them
   for (let k = 0; k <= n; k++) {
-    svg("line", {x1: k * S, y1: 0, x2: k * S, y2: B, stroke: "#5c5342", "stroke-width": 2}, board);
-    svg("line", {x1: 0, y1: k * S, x2: B, y2: k * S, stroke: "#5c5342", "stroke-width": 2}, board);
+    svg("line", {x1: k * S, y1: 0, x2: k * S, y2: B, stroke: "#5c5342", "stroke-width": 2}, marks);
+    svg("line", {x1: 0, y1: k * S, x2: B, y2: k * S, stroke: "#5c5342", "stroke-width": 2}, marks);
+  }
+  for (let k = 0; k < n; k++) {
+    const label = {"text-anchor": "middle", "dominant-baseline": "central", "font-size": Math.max(12, S * 0.2),
+      "font-weight": "bold", fill: "#3b3426", stroke: "#fff", "stroke-width": 3, "paint-order": "stroke"};
+    svg("text", {...label, x: k * S + S / 2, y: -M / 2, text: k}, marks);
+    svg("text", {...label, x: -M / 2, y: k * S + S / 2, text: k}, marks);
+  }
+  // the places the last move is marked (web/static/js/common.js lastMoveCells: a frame inside each
+  // data-cell element): a small square at the middle of each triangle
+  const lastLayer = svg("g", {class: "last-move-spots", "aria-hidden": "true"}, board);
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) {
+      for (const d of DIRS) {
+        const [tx, ty] = triCenter(r, c, d, S);
+        const g = svg("g", {"data-cell": `${r},${c},${d}`}, lastLayer);
+        svg("rect", {x: tx - S * 0.17, y: ty - S * 0.17, width: S * 0.34, height: S * 0.34, fill: "none"}, g);
+      }
+    }
   }
   // the battle target
   const b = pos.battle;
   if (b) {
     const [r, c, d] = b.target.split(",");
     svg("polygon", {points: triPoints(+r, +c, d, S), fill: "none", stroke: "#ffd400", "stroke-width": 5,
-      class: "battle-target"}, board);
+      class: "battle-target", "aria-hidden": "true"}, board);
     const [tx, ty] = triCenter(+r, +c, d, S);
     svg("text", {x: tx, y: ty + 1, "text-anchor": "middle", "dominant-baseline": "central", "font-size": S * 0.22,
-      text: "⚔", fill: "#111"}, board);
+      text: "⚔", fill: "#111", "aria-hidden": "true"}, board);
   }
   // legal targets
   const hl = svg("g", {class: "highlights"}, root);
@@ -165,7 +250,9 @@ export function render(ctx) {
     const poly = svg("polygon", {points: triPoints(+r, +c, d, S), fill: style.fill, stroke: style.stroke,
       "stroke-width": ui.choice === k ? 5 : 3, "stroke-dasharray": style.dash || null,
       class: `clickable legal target-${opts[0].kind}`, "data-tri": k}, hl);
-    poly.addEventListener("click", () => {
+    const label = opts.length === 1 ? t("{tri}: {action}", {tri: ownerText(k), action: kindText(opts[0].kind, opts[0].a)})
+      : t("{tri}: {n} choices, shown under the board", {tri: ownerText(k), n: opts.length});
+    pressable(poly, label, `tri:${k}`, ui, () => {
       if (opts.length === 1) ctx.act(opts[0].a);
       else { ui.choice = k; ctx.redraw(); }
     });
@@ -181,12 +268,12 @@ export function render(ctx) {
       const poly = svg("polygon", {points: triPoints(r, c, a.teleport.from, S), fill: FROM_STYLE.fill,
         stroke: FROM_STYLE.stroke, "stroke-width": 4, "stroke-dasharray": FROM_STYLE.dash,
         class: "clickable teleport-source", "data-tri": k}, fl);
-      svg("title", {text: teleportText(a)}, poly);
-      poly.addEventListener("click", () => ctx.act(a));
+      pressable(poly, t("the unit on {from} leaves its square for {to}", {from: k, to: ui.choice}), `from:${k}`, ui,
+        () => ctx.act(a));
     }
   }
   svg("text", {x: -M, y: B + M + 22, "font-size": 13, fill: "#6b6b6b",
-    text: `round ${pos.round} · the edges wrap around (torus) · ★ closed square, teleport unused`}, root);
+    text: t("round {round} · the edges wrap around (torus) · ★ closed square, teleport unused", {round: pos.round})}, root);
 
   // side panel: battle and hands
   const sx = stacked ? -M + 8 : B + M + 24;
@@ -194,20 +281,27 @@ export function render(ctx) {
   if (b) {
     svg("rect", {x: sx - 8, y: y - 4, width: side - 10, height: 196, rx: 10, fill: "#fff6d6", stroke: "#d4b03a"}, root);
     svg("text", {x: sx, y: y + 16, "font-size": 15, "font-weight": "bold", fill: "#222",
-      text: `Battle at ${b.target.replace(/,/g, " ")}`}, root);
+      text: t("Battle at {target}", {target: b.target})}, root);
     const hidden = new Set(b.hidden || []);
-    const rows = [["attacker", b.attacker, b.attacker_roll, b.attacker_card, `${b.dice} ${b.dice === 1 ? "die" : "dice"}, best kept`],
-      ["defender", b.defender, b.defender_roll, b.defender_card, "1 die"]];
+    const rows = [
+      ["attacker", b.attacker, b.attacker_roll, b.attacker_card,
+        t("{name} (attacker) · {dice}", {name: seatName(b.attacker).slice(0, 14),
+          dice: b.dice === 1 ? t("1 die") : t("{n} dice, the best counts", {n: b.dice})})],
+      ["defender", b.defender, b.defender_roll, b.defender_card,
+        t("{name} (defender) · {dice}", {name: seatName(b.defender).slice(0, 14), dice: t("1 die")})]];
     const order = ["attacker_roll", "defender_roll", "attacker_card", "defender_card", "void"];
     const stepIdx = order.indexOf(b.step);
-    rows.forEach(([role, seat, roll, cardValue, diceText], k) => {
+    rows.forEach(([role, seat, roll, cardValue, title], k) => {
       const ry = y + 34 + k * 80;
       svg("circle", {cx: sx + 8, cy: ry + 8, r: 8, fill: colors[seat]}, root);
-      svg("text", {x: sx + 22, y: ry + 13, "font-size": 13, fill: "#222",
-        text: `${(names[seat] || "").slice(0, 14)} (${role}) · ${diceText}`}, root);
+      svg("text", {x: sx + 22, y: ry + 13, "font-size": 13, fill: "#222", text: title}, root);
       const rolled = stepIdx > order.indexOf(`${role}_roll`);
       const rollShown = roll !== null && roll !== undefined ? roll : rolled || hidden.has(`${role}_roll`) ? "?" : null;
-      drawDie(root, sx, ry + 22, 44, rollShown, {dim: rollShown === null});
+      const die = drawDie(root, sx, ry + 22, 44, rollShown, {dim: rollShown === null});
+      die.setAttribute("role", "img");
+      die.setAttribute("aria-label", rollShown === null ? t("{name}'s die, not rolled yet", {name: seatName(seat)})
+        : rollShown === "?" ? t("{name}'s die, rolled in secret", {name: seatName(seat)})
+          : t("{name}'s die shows {n}", {name: seatName(seat), n: rollShown}));
       const chosen = stepIdx > order.indexOf(`${role}_card`);
       if (cardValue !== null && cardValue !== undefined) card(root, sx + 70, ry + 20, cardValue);
       else if (chosen) card(root, sx + 70, ry + 20, null);
@@ -218,88 +312,149 @@ export function render(ctx) {
     });
     y += 204;
   }
-  svg("text", {x: sx, y: y + 14, "font-size": 14, "font-weight": "bold", fill: "#444", text: "Cards in hand"}, root);
+  svg("text", {x: sx, y: y + 14, "font-size": 14, "font-weight": "bold", fill: "#444", text: t("Cards in hand")}, root);
   y += 24;
-  const cardActs = new Map();
-  for (const a of legal) if ("card" in a && !cardActs.has(a.card)) cardActs.set(a.card, a);
   for (let i = 0; i < pos.players; i++) {
     svg("circle", {cx: sx + 8, cy: y + 10, r: 7, fill: colors[i], opacity: pos.alive[i] ? 1 : 0.3}, root);
     svg("text", {x: sx + 20, y: y + 15, "font-size": 12, fill: pos.alive[i] ? "#222" : "#999",
-      text: (names[i] || "").slice(0, 12) + (pos.alive[i] ? "" : " (out)")}, root);
+      text: pos.alive[i] ? (names[i] || "").slice(0, 12) : t("{name} (out)", {name: (names[i] || "").slice(0, 12)})}, root);
     const mine = ctx.you === i && cardActs.size > 0;
-    const seen = new Set();
-    const step = Math.min(mine ? 34 : 25, (side - 120) / Math.max(1, pos.hands[i].length));
-    pos.hands[i].forEach((v, k) => {
-      const legalCard = mine && cardActs.has(v) && !seen.has(v);
-      if (legalCard) seen.add(v);
-      card(root, sx + 105 + k * step, y - 2, v, {w: Math.min(mine ? 30 : 22, step - 2), h: mine ? 40 : 30,
-        legal: legalCard, onclick: () => ctx.act(cardActs.get(v))});
-    });
-    if (mine && !pos.hands[i].length && cardActs.has(0)) {
-      // an empty hand plays {"card": 0} (RULES.md): offer it as a card to click
-      card(root, sx + 105, y - 2, 0, {w: 30, h: 40, legal: true, onclick: () => ctx.act(cardActs.get(0))});
-      svg("text", {x: sx + 142, y: y + 22, "font-size": 12, fill: "#6b6b6b", text: "empty hand: +0"}, root);
+    if (mine) {
+      // your secret card to choose: one large card per value (a tap target), with how many you hold
+      const counts = new Map();
+      for (const v of pos.hands[i]) counts.set(v, (counts.get(v) || 0) + 1);
+      const values = [...counts.keys()].sort((a, b) => a - b);
+      if (!values.length && cardActs.has(0)) values.push(0); // an empty hand plays {"card": 0} (RULES.md)
+      values.forEach((v, k) => {
+        const x = sx + 10 + k * 62;
+        card(root, x, y + 22, v, {w: 46, h: 56, legal: cardActs.has(v), ui, onclick: () => ctx.act(cardActs.get(v))});
+        if ((counts.get(v) || 0) > 1) {
+          svg("text", {x: x + 23, y: y + 92, "text-anchor": "middle", "font-size": 13, fill: "#444",
+            text: `×${counts.get(v)}`}, root);
+        }
+      });
+      if (!pos.hands[i].length) {
+        svg("text", {x: sx + 70, y: y + 54, "font-size": 12, fill: "#6b6b6b", text: t("empty hand: +0")}, root);
+      }
+      y += 100;
+      continue;
     }
-    y += mine ? 48 : 38;
+    const step = Math.min(25, (side - 120) / Math.max(1, pos.hands[i].length));
+    pos.hands[i].forEach((v, k) => {
+      card(root, sx + 105 + k * step, y - 2, v, {w: Math.min(22, step - 2), h: 30});
+    });
+    y += 38;
   }
   if (ctx.controls) {
-    if (cardActs.size) ctx.controls.append(h("span", {class: "muted"}, "Pick your secret card: click it in your hand."));
+    if (cardActs.size) ctx.controls.append(h("span", {class: "muted"}, t("Pick your secret card: click it in your hand.")));
     if (ui.choice && byTri.has(ui.choice)) {
-      ctx.controls.append(h("span", {}, `Triangle ${ui.choice}:`));
+      ctx.controls.append(h("span", {}, t("Triangle {tri}:", {tri: ui.choice})));
       if (fromOpts.length) {
         ctx.controls.append(h("span", {class: "muted"},
-          "click the unit that leaves its closed square (blue), or a button:"));
+          t("click the unit that leaves its closed square (blue), or a button:")));
       }
       for (const {kind, a} of byTri.get(ui.choice)) {
-        const text = kind === "teleport" ? teleportText(a) : kind;
-        ctx.controls.append(h("button", {class: "primary", onclick: () => ctx.act(a)}, text));
+        ctx.controls.append(h("button", {class: "primary", onclick: () => ctx.act(a)}, kindText(kind, a)));
       }
-      ctx.controls.append(h("button", {onclick: () => { ui.choice = null; ctx.redraw(); }}, "Cancel"));
+      ctx.controls.append(h("button", {onclick: () => { ui.choice = null; ctx.redraw(); }}, t("Cancel")));
     }
     const pass = legal.find((a) => a.pass);
-    if (pass) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, "Pass"));
+    if (pass) ctx.controls.append(h("button", {class: "primary", id: "pass", onclick: () => ctx.act(pass)}, t("Pass")));
   }
+  refocus(root, ui);
 }
 
 // --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
-const tri = (t) => `${t[0]},${t[1]} ${t[2]}`;
+// Triangles as the terminal writes them (games/tri/board.py, action_to_string): "row,col,side" from 0.
 
 /** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
 export function describe(a, who) {
-  if ("place" in a) return `places on ${tri(a.place)}`;
-  if ("expand" in a) return `expands to ${tri(a.expand)}`;
-  if ("attack" in a) return `attacks ${tri(a.attack)}`;
+  if ("place" in a) return t("places a unit on {tri}", {tri: triName(a.place)});
+  if ("expand" in a) return t("expands to {tri}", {tri: triName(a.expand)});
+  if ("attack" in a) return t("attacks {tri}", {tri: triName(a.attack)});
   if ("teleport" in a && a.teleport.from) {
-    return `moves the unit on ${tri([...a.teleport.square, a.teleport.from])} to ${tri(a.teleport.to)} (teleport)`;
+    return t("teleports the unit on {from} to {to}", {from: triName([...a.teleport.square, a.teleport.from]),
+      to: triName(a.teleport.to)});
   }
-  if ("teleport" in a) return `teleports from square ${a.teleport.square.join(",")} to ${tri(a.teleport.to)}`;
-  if ("card" in a) return `plays card +${a.card}`;
-  if ("void" in a) return `empties ${tri(a.void)}`;
-  if ("roll" in a) return `rolls ${a.roll}`;
-  if ("income" in a) return `income die: ${a.income}`;
-  if ("out" in a) return `${who(a.out)} is out`;
+  if ("teleport" in a) return t("teleports from square {square} to {to}", {square: triName(a.teleport.square),
+    to: triName(a.teleport.to)});
+  if ("card" in a) return t("plays card +{value}", {value: a.card});
+  if ("void" in a) return t("chooses the attacking unit to empty: {tri}", {tri: triName(a.void)});
+  if ("roll" in a) return t("rolls {n}", {n: a.roll});
+  if ("income" in a) return t("income die: {n}", {n: a.income});
+  if ("out" in a) return t("the draw puts {name} out", {name: who(a.out)});
+  if ("pass" in a) return t("passes");
   return null;
+}
+
+/** A chance outcome in words, saying whose roll it is (``seat``: who rolled, or null). */
+export function outcome(o, seat, who) {
+  if ("roll" in o && seat !== null && seat !== undefined) return t("{name} rolls {n}", {name: who(seat), n: o.roll});
+  if ("income" in o) return t("the income die is rolled for new cards");
+  if ("out" in o) return t("the draw puts {name} out", {name: who(o.out)});
+  return null;
+}
+
+/** One side of a revealed battle: its total, and the roll and card it is made of. */
+function battleSide(total, roll, card) {
+  return card === null || card === undefined ? t("{total} (roll {roll})", {total, roll})
+    : t("{total} (roll {roll} + card +{card})", {total, roll, card});
 }
 
 /** Texts of this game's own event kinds (core/events.py: kind and fields). */
 export const EVENTS = {
+  // what the others see of a battle's secrets (the shared texts say the rest)
+  move: (e, who) => (e.secret ? t("{name} chooses a secret card", {name: who(e.seat)}) : null),
+  chance: (e, who) => (e.secret ? t("{name} rolls the battle die in secret", {name: who(e.seat)}) : null),
   place: () => null, // the move itself says it
   expand: () => null,
   teleport: () => null,
-  attack: (e, who) => `against ${who(e.defender)}, ${e.dice} ${e.dice === 1 ? "die" : "dice"}`,
+  attack: (e, who) => (e.dice === 1 ? t("against {name}, rolling 1 die", {name: who(e.defender)})
+    : t("against {name}, rolling {n} dice (the best counts)", {name: who(e.defender), n: e.dice})),
   battle: (e, who) => {
-    const side = (seat, total, card) => `${who(seat)} ${total}${card !== undefined && card !== null ? ` (card +${card})` : ""}`;
-    return `battle: ${side(e.attacker, e.attacker_total, e.attacker_card)} against `
-      + `${side(e.defender, e.defender_total, e.defender_card)}: ${who(e.winner)} wins`;
+    const p = {target: triName(e.target), attacker: who(e.attacker), defender: who(e.defender),
+      a: battleSide(e.attacker_total, e.attacker_roll, e.attacker_card),
+      d: battleSide(e.defender_total, e.defender_roll, e.defender_card)};
+    if (e.tie && e.attacker_won) return t("battle at {target}: {attacker} {a} against {defender} {d} — a tie, which goes to the attacker: {attacker} wins", p);
+    if (e.tie) return t("battle at {target}: {attacker} {a} against {defender} {d} — a tie: {defender} holds and wins", p);
+    if (e.attacker_won) return t("battle at {target}: {attacker} {a} against {defender} {d} — {attacker} wins", p);
+    return t("battle at {target}: {attacker} {a} against {defender} {d} — {defender} holds and wins", p);
   },
-  taken: (e, who) => `${who(e.seat)} takes ${tri(e.triangle)}`,
-  void: (e, who) => `${tri(e.triangle)} is emptied`,
-  eliminated: (e, who) => `${who(e.seat)} is out`,
-  income: (e) => (e.secret ? "income cards are drawn in secret" : `income: ${(e.cards || []).map((c) => "+" + c).join(", ")}`),
-  elimination_income: () => "income for an elimination",
-  square_closed: (e, who) => `${who(e.seat)} closes a square`,
-  tiebreak: (e, who) => `tie-break between ${e.seats.map(who).join(" and ")}`,
+  taken: (e, who) => t("{name} takes {tri} from {owner}", {name: who(e.seat), tri: triName(e.triangle), owner: who(e.from)}),
+  void: (e, who) => t("{name} empties {owner}'s attacking unit on {tri}",
+    {name: who(e.seat), owner: who(e.owner), tri: triName(e.triangle)}),
+  eliminated: (e, who) => {
+    const p = {name: who(e.seat), n: e.units};
+    if (e.why === "no_unit") return t("{name} is out: no unit left", p);
+    if (e.why === "fewest_cards") {
+      return t("{name} is out: the board is full and, tied for the fewest units, they hold the fewest cards; {n} units leave the board", p);
+    }
+    if (e.why === "tiebreak") return t("{name} is out, drawn among the weakest; {n} units leave the board", p);
+    return t("{name} is out: the board is full and they have the fewest units; {n} units leave the board", p);
+  },
+  income: (e, who) => (e.secret ? t("income cards are drawn in secret")
+    : t("new cards: the income die shows {face}, and {names} each gain {cards}",
+      {face: e.face, names: andList((e.seats || []).map(who)), cards: cardList(e.cards)})),
+  elimination_income: (e, who) => t("new cards for the elimination: {names} each gain {cards}",
+    {names: andList((e.seats || []).map(who)), cards: cardList(e.cards)}),
+  square_closed: (e, who) => t("{name} closes square {square}", {name: who(e.seat), square: triName(e.square)}),
+  tiebreak: (e, who) => t("tie-break among {names}: a draw decides who is out", {names: andList(e.seats.map(who))}),
 };
 
 /** The events shown for a moment over the board as well as in the log (web/static/js/common.js). */
-export const ANNOUNCE = {battle: true, void: true, eliminated: true, income: true};
+export const ANNOUNCE = {battle: true, void: true, eliminated: true, income: true, elimination_income: true};
+
+/** The triangles of the last move ("row,col,side"): a unit placed, an expansion, a teleport's two ends,
+ * the target of an attack and what a battle changed. */
+export function lastMoveCells(events) {
+  const out = [];
+  for (const e of events) {
+    if (e.kind === "place" || e.kind === "expand" || e.kind === "taken" || e.kind === "void") out.push(triName(e.triangle));
+    else if (e.kind === "attack") out.push(triName(e.target));
+    else if (e.kind === "teleport") {
+      if (e.from) out.push(triName(e.from));
+      out.push(triName(e.to));
+    }
+  }
+  return [...new Set(out)];
+}

@@ -1,7 +1,11 @@
 // Shared helpers of the ludoteca browser client (no build step, no dependencies).
+// Every text a person reads goes through t() (i18n.js): English in the source, Italian from the catalogs.
+import {LANG, t} from "./i18n.js";
+
+export {t, tn} from "./i18n.js";
 
 export const COLORS = ["#d7263d", "#1b6ca8", "#2a9d3f", "#f08a24", "#7b3fa0", "#159b9b"];
-export const COLOR_NAMES = ["red", "blue", "green", "orange", "purple", "teal"];
+export const COLOR_NAMES = [t("red"), t("blue"), t("green"), t("orange"), t("purple"), t("teal")];
 export const SVGNS = "http://www.w3.org/2000/svg";
 
 /** Create an SVG element with attributes, appended to parent if given. */
@@ -13,9 +17,9 @@ export function svg(tag, attrs = {}, parent = null) {
     else if (k === "style") node.style.cssText = String(v); // CSSOM: allowed by the CSP, unlike style="…"
     else if (k === "onclick") node.addEventListener("click", v);
     else if (k === "title") {
-      const t = document.createElementNS(SVGNS, "title");
-      t.textContent = v;
-      node.appendChild(t);
+      const title = document.createElementNS(SVGNS, "title");
+      title.textContent = v;
+      node.appendChild(title);
     } else node.setAttribute(k, String(v));
   }
   if (parent) parent.appendChild(node);
@@ -40,14 +44,19 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A JSON request to the server; its answers (errors too) come in the page's language. */
 export async function api(path, body) {
-  const opts = body === undefined ? {} : {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+  const headers = {"Accept-Language": LANG};
+  const opts = body === undefined ? {headers} : {
+    method: "POST", headers: {...headers, "Content-Type": "application/json"}, body: JSON.stringify(body),
   };
   const res = await fetch(path, opts);
   let data = null;
   try { data = await res.json(); } catch { data = null; }
-  if (!res.ok) throw new Error((data && data.message) || `${res.status} ${res.statusText}`);
+  if (!res.ok) {
+    throw new Error((data && data.message) || t("the server answered {status} {reason}", {status: res.status,
+      reason: res.statusText}));
+  }
   return data;
 }
 
@@ -115,37 +124,60 @@ export async function loadClient(game) {
   }
 }
 
+/** The name of seat s in a text: the player's name, else "player N"; "the bank" and chance (null) too. */
+export function whoOf(names = []) {
+  return (s) => {
+    if (s === null || s === undefined) return t("chance");
+    if (s === "bank") return t("the bank");
+    return names[s] || t("player {n}", {n: Number(s) + 1});
+  };
+}
+
+/** "Ann", "Ann and Bob", "Ann, Bob and Cy". */
+export function nameList(items) {
+  if (items.length <= 1) return items.join("");
+  return t("{list} and {last}", {list: items.slice(0, -1).join(", "), last: items[items.length - 1]});
+}
+
 /** A readable phrase for an action (canonical JSON): the game's own words, else the shared ones. */
 export function describe(client, a, names = []) {
-  const who = (s) => (s === "bank" ? "the bank" : names[s] || `player ${Number(s) + 1}`);
+  const who = whoOf(names);
   if (!a || typeof a !== "object") return String(a);
   const own = client && client.describe ? client.describe(a, who) : null;
   if (own) return own;
-  if ("pass" in a) return "passes";
-  if ("stop" in a) return "stops";
-  if ("timeout" in a) return "runs out of time";
+  if ("pass" in a) return t("passes");
+  if ("stop" in a) return t("stops");
+  if ("timeout" in a) return t("runs out of time");
   return JSON.stringify(a);
 }
 
 /** The text of one event (its kind and fields, core/events.py), or null when it says nothing more. */
 export function eventText(client, e, names = []) {
-  const who = (s) => (s === null || s === undefined ? "chance" : names[s] || `player ${Number(s) + 1}`);
+  const who = whoOf(names);
   const own = client && client.EVENTS && client.EVENTS[e.kind];
   switch (e.kind) {
     case "move":
-      return e.secret ? `${who(e.seat)} makes a secret move` : `${who(e.seat)} ${describe(client, e.action, names)}`;
+      // a game may say what a secret move or draw is (TRI: a card chosen, a battle die rolled)
+      if (e.secret) return (own && own(e, who)) || t("{name} makes a secret move", {name: who(e.seat)});
+      return t("{name} {action}", {name: who(e.seat), action: describe(client, e.action, names)});
     case "chance":
-      if (e.secret) return `${who(e.seat)} draws in secret`;
+      if (e.secret) return (own && own(e, who)) || t("{name} draws in secret", {name: who(e.seat)});
       if (client && client.outcome) {
         const text = client.outcome(e.outcome, e.seat, who);
         if (text) return text;
       }
-      if (e.seat === null || e.seat === undefined) return `chance: ${describe(client, e.outcome, names)}`;
-      return `${who(e.seat)} ${describe(client, e.outcome, names)}`;
-    case "timeout":
-      return `${who(e.seat)} ran out of time`;
-    case "end":
-      return `game over: ${e.winners && e.winners.length ? e.winners.map(who).join(" and ") + " win" + (e.winners.length === 1 ? "s" : "") : "nobody wins"}`;
+      if (e.seat === null || e.seat === undefined) {
+        return t("chance: {outcome}", {outcome: describe(client, e.outcome, names)});
+      }
+      return t("{name} {action}", {name: who(e.seat), action: describe(client, e.outcome, names)});
+    case "timeout": // a game may say what running out of time cost (EXAGON: the hourglass, the bonuses)
+      return (own && own(e, who)) || t("{name} ran out of time", {name: who(e.seat)});
+    case "end": {
+      const winners = (e.winners || []).map(who);
+      if (!winners.length) return t("game over: nobody wins");
+      if (winners.length === 1) return t("game over: {name} wins", {name: winners[0]});
+      return t("game over: {names} win", {names: nameList(winners)});
+    }
     default:
       break;
   }
@@ -159,23 +191,33 @@ export function eventText(client, e, names = []) {
 export function entryText(client, entry, names = []) {
   const texts = (entry.events || []).map((e) => eventText(client, e, names)).filter(Boolean);
   if (texts.length) return texts.join(" · ");
-  const who = entry.seat === null || entry.seat === undefined ? "chance" : names[entry.seat] || `player ${entry.seat + 1}`;
-  if (entry.hidden) return `${who}: a secret move`;
-  return `${who} ${describe(client, entry.action, names)}`;
+  const who = whoOf(names)(entry.seat);
+  if (entry.hidden) return t("{name}: a secret move", {name: who});
+  return t("{name} {action}", {name: who, action: describe(client, entry.action, names)});
 }
 
 export function seatName(seats, i) {
   const s = seats && seats[i];
-  return (s && s.name) || `Seat ${i + 1}`;
+  return (s && s.name) || t("Seat {n}", {n: i + 1});
 }
 
 export function resultText(result, seats) {
   if (!result) return "";
   const w = result.winners || [];
   const names = w.map((i) => seatName(seats, i));
-  if (w.length === 1) return `${names[0]} wins!`;
-  if (w.length === 0) return "Nobody wins.";
-  return `Shared win: ${names.join(" and ")}`;
+  const who = w.length === 1 ? t("{name} wins!", {name: names[0]}) : w.length === 0 ? t("Nobody wins.")
+    : t("Shared win: {names}", {names: nameList(names)});
+  const why = reasonText(result, seats);
+  return why ? `${who} ${why}` : who;
+}
+
+/** Why a game ended when the table, not the engine, ended it (tables.py: a resignation, an abandoned table). */
+export function reasonText(result, seats) {
+  if (!result || !result.reason) return "";
+  const name = seatName(seats, result.seat);
+  if (result.reason === "resigned") return t("{name} resigned.", {name});
+  if (result.reason === "abandoned") return t("{name} left the table: it ended without a winner.", {name});
+  return "";
 }
 
 /** The kind of a chance log entry: the outcome key ("deal", "roll") its chance events share, when the
@@ -192,7 +234,7 @@ export function chanceKind(entry) {
  * kind -> (entries, who) => text, e.g. the deal of the tiles); every other entry is a line of its own. */
 export function logLines(client, entries, names = []) {
   const groups = (client && client.LOG_GROUPS) || {};
-  const who = (s) => (s === null || s === undefined ? "chance" : names[s] || `player ${Number(s) + 1}`);
+  const who = whoOf(names);
   const runs = [];
   for (const e of entries) {
     const kind = chanceKind(e);
@@ -219,7 +261,7 @@ export const ANNOUNCE = {end: true, timeout: true};
 /** The announcement texts of some new events, in order (the log texts of the announced kinds). */
 export function announcements(client, events, names = []) {
   const own = (client && client.ANNOUNCE) || {};
-  const who = (s) => (s === null || s === undefined ? "chance" : names[s] || `player ${Number(s) + 1}`);
+  const who = whoOf(names);
   const out = [];
   for (const e of events) {
     if (!e || e.secret) continue;

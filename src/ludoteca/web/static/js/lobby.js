@@ -1,5 +1,12 @@
 // The lobby: create a table (game, players, options, seats) and list open and running tables.
 import {api, getName, h, setName, setSeat} from "./common.js";
+import {languageSwitch, t, translatePage} from "./i18n.js";
+
+/** The words of the tables' states and of the AI levels (the server sends their codes). */
+const STATUS = {waiting: t("waiting"), playing: t("playing"), over: t("over"), expired: t("expired"),
+  broken: t("broken"), stalled: t("stalled")};
+const LEVELS = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts")};
+const levelName = (l) => LEVELS[l] || l;
 
 let catalog = [];
 let levels = [];
@@ -38,7 +45,9 @@ function renderOptions() {
       input = h("input", {type: "text", id, value: JSON.stringify(value), dataset: {kind: "json", name: opt.name,
         initial: JSON.stringify(value)}});
     }
-    box.append(h("div", {class: "form-row"}, h("label", {for: id}, opt.name), input),
+    const label = opt.label || opt.name; // in the page's language (the server's /api/games)
+    const shown = label.charAt(0).toUpperCase() + label.slice(1);
+    box.append(h("div", {class: "form-row"}, h("label", {for: id}, shown), input),
       h("div", {class: "opt-doc"}, opt.doc));
   }
 }
@@ -49,12 +58,14 @@ function renderSeats() {
   box.replaceChildren();
   for (let i = 0; i < n; i++) {
     const sel = h("select", {id: `seat-${i}`},
-      h("option", {value: "open"}, i === 0 ? "Open — I sit here" : "Open (a friend joins)"),
-      ...levels.map((l) => h("option", {value: `ai:${l}`}, levelInfo[l] ? `AI: ${l} — ${levelInfo[l]}` : `AI: ${l}`)));
+      h("option", {value: "open"}, i === 0 ? t("Open — I sit here") : t("Open (a friend joins)")),
+      ...levels.map((l) => h("option", {value: `ai:${l}`}, levelInfo[l]
+        ? t("AI: {level} — {strength}", {level: levelName(l), strength: levelInfo[l]})
+        : t("AI: {level}", {level: levelName(l)}))));
     if (i === 0) {
-      sel.append(h("option", {value: "open-spectate"}, "Open (I only watch)"));
+      sel.append(h("option", {value: "open-spectate"}, t("Open (I only watch)")));
     }
-    box.append(h("div", {class: "form-row"}, h("label", {for: `seat-${i}`}, `Seat ${i + 1}`), sel));
+    box.append(h("div", {class: "form-row"}, h("label", {for: `seat-${i}`}, t("Seat {n}", {n: i + 1})), sel));
   }
 }
 
@@ -90,8 +101,9 @@ async function create() {
       if (v === "open" && i === 0) sit = 0;
     }
   }
-  const body = {game: g.name, players, options: collectOptions(), seats, unlisted: $("unlisted").checked};
-  if (sit !== null) { body.sit = sit; body.name = name || null; }
+  const body = {game: g.name, players, options: collectOptions(), seats, unlisted: $("unlisted").checked,
+    ...tableSettings()};
+  if (sit !== null) { body.sit = sit; body.name = name || t("Player {n}", {n: sit + 1}); }
   try {
     const res = await api("/api/tables", body);
     if (res.token) setSeat(res.id, res.seat, res.token);
@@ -103,35 +115,39 @@ async function create() {
 
 /** "under a minute", "12 min", "2 h 5 min": a wait of ``seconds``. */
 function duration(seconds) {
-  if (seconds < 60) return "under a minute";
+  if (seconds < 60) return t("under a minute");
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
+  if (minutes < 60) return t("{m} min", {m: minutes});
   const hours = Math.floor(minutes / 60);
-  return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  return minutes % 60 ? t("{h} h {m} min", {h: hours, m: minutes % 60}) : t("{h} h", {h: hours});
 }
 
-function statusCell(t) {
-  if (t.status === "playing" && t.stalled) {
-    const s = t.waiting_for === null || t.waiting_for === undefined ? null : t.seats[t.waiting_for];
-    const note = s ? `waiting for ${s.name || `player ${t.waiting_for + 1}`} (away) for ${duration(t.idle)}`
-      : `no move for ${duration(t.idle)}`;
-    return h("td", {}, h("span", {class: "status stalled"}, "stalled"), h("span", {class: "stall-note"}, note));
+function statusCell(tb) {
+  if (tb.status === "playing" && tb.stalled) {
+    const s = tb.waiting_for === null || tb.waiting_for === undefined ? null : tb.seats[tb.waiting_for];
+    const note = s
+      ? t("waiting for {name} (away) for {time}", {name: s.name || t("player {n}", {n: tb.waiting_for + 1}),
+        time: duration(tb.idle)})
+      : t("no move for {time}", {time: duration(tb.idle)});
+    return h("td", {}, h("span", {class: "status stalled"}, STATUS.stalled), h("span", {class: "stall-note"}, note));
   }
-  return h("td", {}, h("span", {class: `status ${t.status}`}, t.status));
+  return h("td", {}, h("span", {class: `status ${tb.status}`}, STATUS[tb.status] || tb.status));
 }
 
 async function refresh() {
   try {
     const {tables} = await api("/api/tables");
-    const rows = tables.filter((t) => t.status !== "broken").map((t) => {
-      const seatText = (s) => (s.kind !== "open" ? s.name : s.held_for ? `(kept for ${s.held_for})` : "(open)");
-      const names = t.seats.map(seatText).join(", ");
-      const open = t.seats.filter((s) => s.kind === "open" && !s.held_for).length;
-      const link = t.status === "over" ? h("a", {href: `/replay/${t.id}`}, "replay")
-        : h("a", {href: `/t/${t.id}`}, open ? "join" : "watch");
-      return h("tr", {}, h("td", {}, t.title || t.game), h("td", {}, names), statusCell(t), h("td", {}, link));
+    const rows = tables.filter((tb) => tb.status !== "broken").map((tb) => {
+      const seatText = (s) => (s.kind !== "open" ? s.name
+        : s.held_for ? t("(kept for {name})", {name: s.held_for}) : t("(open)"));
+      const names = tb.seats.map(seatText).join(", ");
+      const open = tb.seats.filter((s) => s.kind === "open" && !s.held_for).length;
+      const link = tb.status === "over" ? h("a", {href: `/replay/${tb.id}`}, t("replay"))
+        : h("a", {href: `/t/${tb.id}`}, open ? t("join") : t("watch"));
+      return h("tr", {}, h("td", {}, tb.title || tb.game), h("td", {}, names), statusCell(tb), h("td", {}, link));
     });
-    $("table-list").replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {colspan: 4, class: "muted"}, "no tables yet"))]));
+    $("table-list").replaceChildren(...(rows.length ? rows
+      : [h("tr", {}, h("td", {colspan: 4, class: "muted"}, t("no tables yet")))]));
   } catch (e) {
     $("table-list").replaceChildren(h("tr", {}, h("td", {colspan: 4, class: "error"}, e.message)));
   }
@@ -153,31 +169,63 @@ async function refreshMine() {
   if (!ids.length) return;
   try {
     const {tables} = await api(`/api/tables?ids=${ids.join(",")}`);
-    const rows = tables.map((t) => {
-      const link = t.status === "over" ? h("a", {href: `/replay/${t.id}`}, "replay")
-        : h("a", {href: `/t/${t.id}`}, t.status === "playing" || t.status === "waiting" ? "back to the table" : "open");
-      return h("tr", {}, h("td", {}, t.title || t.game), h("td", {}, t.seats.map((s) => s.name || "(open)").join(", ")),
-        statusCell(t), h("td", {}, link));
+    const rows = tables.map((tb) => {
+      const link = tb.status === "over" ? h("a", {href: `/replay/${tb.id}`}, t("replay"))
+        : h("a", {href: `/t/${tb.id}`}, tb.status === "playing" || tb.status === "waiting" ? t("back to the table")
+          : t("open"));
+      return h("tr", {}, h("td", {}, tb.title || tb.game),
+        h("td", {}, tb.seats.map((s) => s.name || t("(open)")).join(", ")), statusCell(tb), h("td", {}, link));
     });
     $("my-table-list").replaceChildren(...(rows.length ? rows
-      : [h("tr", {}, h("td", {colspan: 4, class: "muted"}, "none of your tables is kept any more"))]));
+      : [h("tr", {}, h("td", {colspan: 4, class: "muted"}, t("none of your tables is kept any more")))]));
   } catch (e) {
     $("my-table-list").replaceChildren(h("tr", {}, h("td", {colspan: 4, class: "error"}, e.message)));
   }
 }
 
+// The table's life (table-life engineer): abandoned seats and chat channels, chosen by the creator.
+const ABANDON_MINUTES = [1, 3, 5, 10, 30, 60];
+
+function addTableSettings() {
+  const row = $("unlisted").closest(".form-row");
+  const select = (id, choices, chosen) => h("select", {id},
+    ...choices.map(([value, text]) => h("option", {value, selected: value === chosen ? true : null}, text)));
+  row.after(
+    h("div", {class: "form-row"}, h("label", {for: "abandon-after"}, t("Away limit")),
+      select("abandon-after", ABANDON_MINUTES.map((m) => [String(m * 60), t("{n} min", {n: m})]), "180"),
+      h("span", {class: "opt-note"}, t("how long a player may be disconnected during the game"))),
+    h("div", {class: "form-row"}, h("label", {for: "abandoned"}, t("Then")),
+      select("abandoned", [["ai", t("the easiest AI plays the seat")], ["end", t("the table ends, no winner")]], "ai")),
+    h("div", {class: "form-row"}, h("label", {for: "chat-mode"}, t("Chat")),
+      select("chat-mode", [["shared", t("one chat for everyone")], ["separate", t("spectators apart")]],
+        "shared")));
+}
+
+function tableSettings() {
+  if (!$("abandon-after")) return {};
+  return {abandon_after: Number($("abandon-after").value), abandoned: $("abandoned").value, chat: $("chat-mode").value};
+}
+
 async function init() {
+  translatePage();
+  addTableSettings();
+  $("top").append(languageSwitch());
   $("name").value = getName();
   const data = await api("/api/games");
   catalog = data.games;
   levels = data.levels;
   levelInfo = data.level_info || {};
-  $("tagline").textContent = `${catalog.map((g) => g.title).join(" · ")} — play with friends`;
+  $("tagline").textContent = t("{games} — play with friends", {games: catalog.map((g) => g.title).join(" · ")});
   $("game").replaceChildren(...catalog.map((g) => h("option", {value: g.name}, g.title)));
   $("game").addEventListener("change", renderPlayers);
-  const rulesLink = h("a", {id: "rules-link", class: "rules-link"}, "Rules");
+  const rulesLink = h("a", {id: "rules-link", class: "rules-link"}, t("Rules"));
   $("game").after(rulesLink);
-  const showRules = () => { rulesLink.href = `/rules/${encodeURIComponent($("game").value)}`; };
+  const learnLink = h("a", {id: "learn-link", class: "learn-link"}, t("Learn to play"));
+  rulesLink.after(learnLink);
+  const showRules = () => {
+    rulesLink.href = `/rules/${encodeURIComponent($("game").value)}`;
+    learnLink.href = `/learn/${encodeURIComponent($("game").value)}`; // the guided first game (guide.js)
+  };
   $("game").addEventListener("change", showRules);
   showRules();
   $("players").addEventListener("change", () => { renderOptions(); renderSeats(); });

@@ -1,12 +1,13 @@
 // The replay page: every position of a finished game, stepping forward and back.
-import {COLORS, api, entryText, h, loadClient, resultText} from "./common.js";
+import {COLORS, announcements, api, entryText, h, loadClient, logLines, resultText, seatName} from "./common.js";
+import {languageSwitch, t, tn, translatePage} from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 const R = {data: null, step: 0, renderer: null};
 
 function names() {
-  return R.data.seats.map((s, i) => s.name || `Seat ${i + 1}`);
+  return R.data.seats.map((s, i) => seatName(R.data.seats, i));
 }
 
 /** Action ``i`` as a log entry (a finished game: every event is public). */
@@ -15,24 +16,35 @@ function entryOf(i) {
   return {i, seat: d.action_seats[i], action: d.actions[i], events: d.events ? d.events[i] : []};
 }
 
+/** The announcements (common.js) of action ``i``'s events: what the table showed over the board. */
+function announced(i) {
+  try { return announcements(R.renderer, entryOf(i).events || [], names()); } catch { return []; }
+}
+
 function show(step) {
   const d = R.data;
   R.step = Math.max(0, Math.min(d.positions.length - 1, step));
   const pos = d.positions[R.step];
   const nm = names();
   $("slider").value = R.step;
-  $("step").textContent = `position ${R.step} / ${d.positions.length - 1}`;
+  $("step").textContent = t("position {n} / {total}", {n: R.step, total: d.positions.length - 1});
   const toMove = d.to_move[R.step];
   let phase = "";
   if (R.renderer && R.renderer.phaseText) {
     try { phase = R.renderer.phaseText(pos, {names: nm, you: null, toMove}); } catch { phase = ""; }
   }
-  if (R.step === d.positions.length - 1) $("banner").textContent = `End: ${resultText(d.result, d.seats)}`;
-  else if (R.step === 0) $("banner").textContent = "Start of the game";
-  else {
+  if (R.step === d.positions.length - 1) {
+    $("banner").textContent = t("End: {result}", {result: resultText(d.result, d.seats)});
+  } else if (R.step === 0) {
+    $("banner").textContent = t("Start of the game");
+  } else {
     const text = entryText(R.renderer, entryOf(R.step - 1), nm);
-    $("banner").textContent = `After: ${text}${phase ? " — next: " + phase : ""}`;
+    $("banner").textContent = phase ? t("After: {move} — next: {phase}", {move: text, phase})
+      : t("After: {move}", {move: text});
   }
+  const news = R.step > 0 ? announced(R.step - 1) : [];
+  $("announce").hidden = !news.length;
+  $("announce").replaceChildren(...news.map((text) => h("div", {class: "announce-line"}, text)));
   const board = $("board");
   board.replaceChildren();
   if (R.renderer) {
@@ -41,15 +53,41 @@ function show(step) {
   }
   const seats = d.seats.map((s, i) => h("div", {class: "seat" + (toMove === i ? " to-move" : "")},
     h("span", {class: "swatch", style: `background:${COLORS[i % COLORS.length]}`}),
-    h("div", {class: "info"}, h("div", {class: "name"}, s.name || `Seat ${i + 1}`),
+    h("div", {class: "info"}, h("div", {class: "name"}, nm[i]),
       h("div", {class: "detail"}, R.renderer && R.renderer.seatInfo ? R.renderer.seatInfo(pos, i) : ""))));
   $("seats").replaceChildren(...seats);
-  for (const li of $("log").children) li.classList.toggle("current", Number(li.dataset.step) === R.step);
+  for (const li of $("log").children) {
+    li.classList.toggle("current", Number(li.dataset.first) <= R.step && R.step <= Number(li.dataset.step));
+  }
   const cur = $("log").querySelector("li.current");
   if (cur) cur.scrollIntoView({block: "nearest"});
 }
 
+/** The log: one line per action, the runs the game's client groups (e.g. a deal) as one line. */
+function renderLog() {
+  const d = R.data;
+  const nm = names();
+  const lines = logLines(R.renderer, d.actions.map((_, i) => entryOf(i)), nm);
+  $("log").replaceChildren(...lines.map((line) => {
+    const first = line.entries[0].i;
+    const last = line.entries[line.entries.length - 1].i;
+    const chance = line.entries[0].seat === null || line.entries[0].seat === undefined;
+    const marked = line.entries.some((e) => announced(e.i).length);
+    const li = h("li", {class: [chance ? "chance" : "", line.group ? "group" : "", marked ? "announced" : ""]
+      .filter(Boolean).join(" "), value: first + 1, dataset: {first: first + 1, step: last + 1}},
+    line.group ? h("details", {}, h("summary", {}, line.text),
+    ...line.entries.map((x) => h("div", {class: "group-item"}, entryText(R.renderer, x, nm)))) : line.text);
+    li.addEventListener("click", (ev) => {
+      if (ev.target.closest("summary")) return; // opening a group does not move
+      show(last + 1);
+    });
+    return li;
+  }));
+}
+
 async function init() {
+  translatePage();
+  $("top").append(languageSwitch());
   $("download").href = `/api/tables/${tableId}/record`;
   try {
     R.data = await api(`/api/tables/${tableId}/replay`);
@@ -59,18 +97,13 @@ async function init() {
   }
   const d = R.data;
   R.renderer = await loadClient(d.game.name);
-  $("game-title").textContent = `Replay · ${d.game.title} · ${d.game.players} players · table ${d.table}`;
+  $("game-title").textContent = tn("Replay · {game} · {n} player · table {table}",
+    "Replay · {game} · {n} players · table {table}", d.game.players, {game: d.game.title, table: d.table});
   $("slider").max = d.positions.length - 1;
-  const nm = names();
-  $("log").replaceChildren(...d.actions.map((a, i) => {
-    const seat = d.action_seats[i];
-    const li = h("li", {class: seat === null ? "chance" : "", dataset: {step: i + 1}}, entryText(R.renderer, entryOf(i), nm));
-    li.addEventListener("click", () => show(i + 1));
-    return li;
-  }));
+  renderLog();
   $("result-box").hidden = false;
   $("result-box").replaceChildren(h("div", {class: "result"}, resultText(d.result, d.seats)),
-    h("a", {href: `/t/${tableId}`}, "back to the table"));
+    h("a", {href: `/t/${tableId}`}, t("back to the table")));
   $("first").onclick = () => show(0);
   $("prev").onclick = () => show(R.step - 1);
   $("next").onclick = () => show(R.step + 1);

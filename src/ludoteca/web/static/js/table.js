@@ -1,6 +1,8 @@
-// The table page: live position over a websocket, board clicks, seats, log, clock, result.
+// The table page: live position over a websocket, board clicks, seats, log, clock, result; the table's life
+// (resign, leave, take a seat back, rematch offers, chat, sounds). Every text goes through t() (i18n.js).
 import {COLORS, announcements, api, describe, entryText, getName, getSeat, h, lastMoveCells, loadClient, logLines,
   resultText, seatName, setName, setSeat, svg} from "./common.js";
+import {LANG, languageSwitch, t, tn, translatePage} from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -8,6 +10,9 @@ const S = {
   game: null, msg: null, log: [], renderer: null, ui: {}, seq: -1, ws: null, retry: 0,
   clockAt: 0, chain: Promise.resolve(), sent: false, closedForGood: false, seatsAt: 0, rematchOf: null,
   announced: -1, // the newest log entry whose events were announced (a snapshot's history is not)
+  notes: [], // the table's notices and chat lines (server: tables.py), in order
+  sounds: [], // the sounds played (kinds), for tests
+  wasMine: false,
 };
 window.ludoteca = S; // for tests and curious people
 
@@ -48,11 +53,11 @@ function setConn(text) {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(tableId)}`);
+  const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(tableId)}?lang=${LANG}`);
   S.ws = ws;
   ws.onopen = () => {
     S.retry = 0;
-    setConn("● live");
+    setConn(t("● live"));
     const mine = getSeat(tableId);
     if (mine) send({type: "auth", token: mine.token});
   };
@@ -63,7 +68,7 @@ function connect() {
   };
   ws.onclose = (ev) => {
     if (S.closedForGood || ev.code === 4404) return;
-    setConn("reconnecting…");
+    setConn(t("reconnecting…"));
     setTimeout(connect, Math.min(5000, 300 * 2 ** S.retry++));
   };
 }
@@ -79,11 +84,20 @@ async function onMessage(m) {
       S.game = m.game;
       S.rematchOf = m.rematch_of || null;
       S.log = [];
-      $("game-title").textContent = `${m.game.title} · ${m.game.players} players · table ${m.table}`;
+      S.settings = m.settings || null;
+      S.notes = m.notes || [];
+      $("game-title").textContent = tn("{title} · {n} player · table {table}", "{title} · {n} players · table {table}",
+        m.game.players, {title: m.game.title, table: m.table});
       if (!$("rules-link")) { // the game's rules page, in a new tab so the game stays open
-        $("game-title").after(h("a", {id: "rules-link", class: "rules-link", target: "_blank", rel: "noopener"}, "Rules"));
+        $("game-title").after(h("a", {id: "rules-link", class: "rules-link", target: "_blank", rel: "noopener"},
+          t("Rules")));
       }
       $("rules-link").href = `/rules/${encodeURIComponent(m.game.name)}`;
+      if (!$("learn-link")) { // the guided first game of this game (guide.js), in a new tab too
+        $("rules-link").after(h("a", {id: "learn-link", class: "rules-link", target: "_blank", rel: "noopener"},
+          t("Learn to play")));
+      }
+      $("learn-link").href = `/learn/${encodeURIComponent(m.game.name)}`;
       document.title = `ludoteca — ${m.game.title}`;
       // falls through
     case "update":
@@ -98,7 +112,31 @@ async function onMessage(m) {
       S.clockAt = performance.now();
       S.seatsAt = S.clockAt;
       renderAll();
-      announce(announcements(S.renderer, fresh.flatMap((e) => e.events || []), names()));
+      {
+        const texts = announcements(S.renderer, fresh.flatMap((e) => e.events || []), names());
+        announce(texts);
+        const mine = !!(m.legal && m.legal.length) && m.status === "playing";
+        if (mine && !S.wasMine) beep("turn");
+        else if (texts.length) beep("event");
+        S.wasMine = mine;
+      }
+      if (m.type === "snapshot") renderChat();
+      break;
+    case "note":
+      S.notes.push(m);
+      if (S.notes.length > 400) S.notes.splice(0, S.notes.length - 400);
+      if (m.kind === "chat") {
+        renderChat();
+        if (!isMe(m)) beep("chat");
+      } else {
+        renderLog();
+        renderChat();
+        announce([noteText(m)]);
+        beep("event");
+      }
+      break;
+    case "left": // this browser no longer holds a seat here (resigned, left)
+      localStorage.removeItem(`ludoteca.seat.${tableId}`);
       break;
     case "seats":
       if (S.msg) { S.msg.seats = m.seats; S.seatsAt = performance.now(); renderSeats(); renderBanner(); }
@@ -107,14 +145,21 @@ async function onMessage(m) {
       setSeat(tableId, m.seat, m.token);
       break;
     case "rematch":
-      if (S.msg) { S.msg.rematch = m.table; renderResult(); }
+      if (S.msg) { S.msg.rematch = m.table; S.msg.offer = null; renderResult(); }
+      if (m.together) { // every player accepted: the same token holds the same seat at the new table
+        const mine = getSeat(tableId);
+        if (mine && S.msg && S.msg.you !== null && S.msg.you !== undefined) {
+          setSeat(m.table, mine.seat, mine.token);
+          location.href = `/t/${encodeURIComponent(m.table)}`;
+        }
+      }
       break;
     case "error":
       S.sent = false;
       if (m.code === "bad_token") localStorage.removeItem(`ludoteca.seat.${tableId}`);
       if (m.code === "not_found") {
         S.closedForGood = true;
-        $("banner").textContent = "There is no such table.";
+        $("banner").textContent = t("There is no such table.");
       }
       toast(m.message);
       if (S.msg) renderBoard();
@@ -125,7 +170,7 @@ async function onMessage(m) {
 }
 
 function names() {
-  return (S.msg ? S.msg.seats : []).map((s, i) => s.name || `Seat ${i + 1}`);
+  return (S.msg ? S.msg.seats : []).map((s, i) => s.name || t("Seat {n}", {n: i + 1}));
 }
 
 function act(action) {
@@ -159,6 +204,7 @@ function renderAll() {
   renderLog();
   renderResult();
   renderClock();
+  renderSeatActions();
 }
 
 function renderBanner() {
@@ -170,24 +216,37 @@ function renderBanner() {
   if (S.renderer && S.renderer.phaseText) {
     try { phase = S.renderer.phaseText(m.position, {names: nm, you: m.you, toMove: m.to_move}); } catch { phase = ""; }
   }
+  const mySeat = m.you !== null && m.you !== undefined ? m.seats[m.you] : null;
   if (m.status === "waiting") {
     const open = m.seats.filter((s) => s.kind === "open").length;
-    b.textContent = `Waiting for ${open} more player${open === 1 ? "" : "s"} — share the invite link.`;
+    b.textContent = tn("Waiting for {n} more player — share the invite link.",
+      "Waiting for {n} more players — share the invite link.", open);
   } else if (m.status === "over") {
     b.className = "over";
-    b.textContent = `Game over. ${resultText(m.result, m.seats)}`;
+    b.textContent = `${t("Game over.")} ${resultText(m.result, m.seats)}`;
   } else if (m.status === "broken") {
-    b.textContent = "This table cannot be played (its record does not replay).";
+    b.textContent = t("This table cannot be played (its record does not replay).");
   } else if (m.status === "expired") {
-    b.textContent = "This table expired: nobody joined it in time. Create a new one from the lobby.";
+    b.textContent = t("This table expired: nobody joined it in time. Create a new one from the lobby.");
+  } else if (mySeat && mySeat.kind === "ai") {
+    b.className = "yours";
+    b.textContent = t("An AI plays your seat while you were away. Press “Take back my seat” to play again.");
   } else if (m.legal && m.legal.length) {
     b.className = "yours";
-    b.textContent = `Your turn${phase ? ": " + phase : ""}`;
+    b.textContent = phase ? t("Your turn: {phase}", {phase}) : t("Your turn");
   } else if (m.to_move !== null && m.to_move !== undefined) {
     const seat = m.seats[m.to_move];
-    const away = seat && seat.kind === "human" && !seat.connected
-      ? ` (${nm[m.to_move]} is away; the game goes on when they come back)` : "";
-    b.textContent = `${nm[m.to_move]} to move${phase ? ": " + phase : ""}${away}`;
+    const who = nm[m.to_move];
+    let text = phase ? t("{name} to move: {phase}", {name: who, phase}) : t("{name} to move", {name: who});
+    if (seat && seat.kind === "human" && !seat.connected) {
+      const left = abandonLeft(seat);
+      text += " " + (left === null ? t("({name} is away; the game goes on when they come back)", {name: who})
+        : S.settings && S.settings.abandoned === "end"
+          ? t("({name} is away: the table ends in {time} unless they come back)", {name: who, time: clockText(left)})
+          : t("({name} is away: an AI takes the seat in {time} unless they come back)",
+            {name: who, time: clockText(left)}));
+    }
+    b.textContent = text;
   } else {
     b.textContent = phase || "…";
   }
@@ -199,7 +258,7 @@ function renderBoard() {
   board.replaceChildren();
   $("controls").replaceChildren();
   if (!S.renderer) {
-    svg("text", {x: 20, y: 40, text: "No board drawing for this game; use the move list below."}, board);
+    svg("text", {x: 20, y: 40, text: t("No board drawing for this game; use the move list below.")}, board);
     return;
   }
   try {
@@ -214,7 +273,7 @@ function renderBoard() {
     }
   } catch (e) {
     console.error(e);
-    svg("text", {x: 20, y: 40, fill: "#c0392b", text: `Drawing error: ${e.message}`}, board);
+    svg("text", {x: 20, y: 40, fill: "#c0392b", text: t("Drawing error: {error}", {error: e.message})}, board);
   }
 }
 
@@ -227,7 +286,7 @@ function renderMoves() {
   const buttons = moves.map((a) => h("button", {onclick: () => act(a), "data-action": JSON.stringify(a)},
     describe(S.renderer, a, nm)));
   const details = h("details", {open: moves.length <= 12 ? true : null},
-    h("summary", {}, `All legal moves (${moves.length})`), h("div", {class: "move-list"}, buttons));
+    h("summary", {}, t("All legal moves ({n})", {n: moves.length})), h("div", {class: "move-list"}, buttons));
   box.append(details);
 }
 
@@ -267,8 +326,8 @@ function renderForced() {
   box.hidden = false;
   if (forced.waiting) {
     stopForcedTimer();
-    box.replaceChildren(h("span", {class: "forced-text"}, `Only move: ${what} — it is yours to play.`),
-      h("button", {class: "primary", id: "forced-play", onclick: () => act(action)}, "Play it"));
+    box.replaceChildren(h("span", {class: "forced-text"}, t("Only move: {move} — it is yours to play.", {move: what})),
+      h("button", {class: "primary", id: "forced-play", onclick: () => act(action)}, t("Play it")));
     return;
   }
   if (!forced.timer) {
@@ -279,8 +338,9 @@ function renderForced() {
     }, FORCED_DELAY_MS);
   }
   box.replaceChildren(
-    h("span", {class: "forced-text"}, `Only move: ${what} — playing it in ${FORCED_DELAY_MS / 1000} s`),
-    h("button", {id: "forced-wait", onclick: () => { forced.waiting = true; renderForced(); }}, "wait"),
+    h("span", {class: "forced-text"}, t("Only move: {move} — playing it in {seconds} s",
+      {move: what, seconds: FORCED_DELAY_MS / 1000})),
+    h("button", {id: "forced-wait", onclick: () => { forced.waiting = true; renderForced(); }}, t("wait")),
     h("div", {class: "forced-bar"}));
 }
 
@@ -292,22 +352,22 @@ function renderRole(m, canSit) {
     $("banner").before(box);
   }
   const seated = m.you !== null && m.you !== undefined;
-  const title = m.game && m.game.title ? m.game.title : "this game";
+  const title = m.game && m.game.title ? m.game.title : t("this game");
   if (seated || m.status === "broken" || m.status === "expired") {
     box.hidden = true;
     box.textContent = "";
   } else if (canSit) {
     box.hidden = false;
     box.className = "role-banner invitee";
-    box.textContent = `You are invited to ${title}. Type your name and press Sit here to join.`;
+    box.textContent = t("You are invited to {title}. Type your name and press Sit here to join.", {title});
   } else {
     box.hidden = false;
     box.className = "role-banner spectator";
-    const who = m.seats.map((s, i) => s.name || `Seat ${i + 1}`).join(" vs ");
-    const how = m.status === "over" ? " The game is over."
-      : m.status === "waiting" ? " The open seats are kept for the previous players: you can watch."
-        : " All seats are taken: you can only watch.";
-    box.textContent = `You are watching: ${title} — ${who}.${how}`;
+    const who = m.seats.map((s, i) => s.name || t("Seat {n}", {n: i + 1})).join(t(" vs "));
+    const how = m.status === "over" ? t("The game is over.")
+      : m.status === "waiting" ? t("The open seats are kept for the previous players: you can watch.")
+        : t("All seats are taken: you can only watch.");
+    box.textContent = `${t("You are watching: {title} — {players}.", {title, players: who})} ${how}`;
   }
 }
 
@@ -326,25 +386,28 @@ function renderSeats() {
       try { info = S.renderer.seatInfo(m.position, i); } catch { info = ""; }
     }
     const tags = [];
-    if (m.you === i) tags.push(h("span", {class: "tag"}, "you"));
-    if (s.kind === "ai") tags.push(h("span", {class: "tag", style: "background:#7b3fa0"}, `AI ${s.level}`));
+    if (m.you === i) tags.push(h("span", {class: "tag"}, t("you")));
+    if (s.kind === "ai") tags.push(h("span", {class: "tag", style: "background:#7b3fa0"}, t("AI {level}", {level: levelName(s.level)})));
+    if (s.taken_over) tags.push(h("span", {class: "tag away-tag"}, t("away")));
     const right = [];
     const held = heldFor(s);
     if (s.kind === "open" && held) {
       const old = S.rematchOf ? getSeat(S.rematchOf) : null;
       right.push(old && old.seat === i
-        ? h("button", {class: "primary sit", "data-seat": i, onclick: takeBack}, "Take back my seat")
-        : h("span", {class: "held", title: `${s.held_for} played this seat in the previous game`},
-          `kept for ${s.held_for} for ${Math.floor(held / 60)}:${String(held % 60).padStart(2, "0")}`));
+        ? h("button", {class: "primary sit", "data-seat": i, onclick: takeBack}, t("Take back my seat"))
+        : h("span", {class: "held", title: t("{name} played this seat in the previous game", {name: s.held_for})},
+          t("kept for {name} for {time}", {name: s.held_for, time: clockText(held)})));
     } else if (s.kind === "open") {
-      right.push(canSit ? h("button", {class: "primary sit", "data-seat": i, onclick: () => sit(i)}, "Sit here")
-        : h("span", {class: "muted"}, "open"));
+      right.push(canSit ? h("button", {class: "primary sit", "data-seat": i, onclick: () => sit(i)}, t("Sit here"))
+        : h("span", {class: "muted"}, t("open")));
     } else {
-      right.push(h("span", {class: "dot" + (s.connected ? " on" : ""), title: s.connected ? "connected" : "away"}));
+      const left = abandonLeft(s);
+      if (left !== null) right.push(h("span", {class: "abandon-left", title: t("away")}, clockText(left)));
+      right.push(h("span", {class: "dot" + (s.connected ? " on" : ""), title: s.connected ? t("connected") : t("away")}));
     }
     return h("div", {class: "seat" + (m.status === "playing" && m.to_move === i ? " to-move" : ""), "data-seat": i},
       h("span", {class: "swatch", style: `background:${COLORS[i % COLORS.length]}`}),
-      h("div", {class: "info"}, h("div", {class: "name"}, s.kind === "open" ? `Seat ${i + 1}` : s.name, ...tags),
+      h("div", {class: "info"}, h("div", {class: "name"}, s.kind === "open" ? t("Seat {n}", {n: i + 1}) : s.name, ...tags),
         h("div", {class: "detail"}, info)),
       ...right);
   });
@@ -361,7 +424,7 @@ async function takeBack() {
   const old = getSeat(S.rematchOf);
   try {
     const res = await api(`/api/tables/${S.rematchOf}/rematch`, {token: old.token});
-    if (!res.token) { toast("Your seat could not be given back: take any open seat."); return; }
+    if (!res.token) { toast(t("Your seat could not be given back: take any open seat.")); return; }
     setSeat(res.id, res.seat, res.token);
     if (res.id === tableId) send({type: "auth", token: res.token});
     else location.href = res.url;
@@ -394,9 +457,230 @@ function renderLog() {
     return h("li", {class: e.hidden ? "hidden" : chance ? "chance" : "", value: e.i + 1}, line.text);
   });
   if (items.length) items[items.length - 1].classList.add("last-entry");
+  // the table's notices (a resignation, a seat handed to an AI...) where they happened in the game:
+  // a notice made after n actions goes before the line of action n
+  const notices = S.notes.filter((n) => n.kind !== "chat");
+  const lines = [];
+  let k = 0;
+  items.forEach((li) => {
+    const first = Number(li.value) - 1;
+    while (k < notices.length && notices[k].at <= first) lines.push(noticeItem(notices[k++]));
+    lines.push(li);
+  });
+  while (k < notices.length) lines.push(noticeItem(notices[k++]));
   const log = $("log");
-  log.replaceChildren(...items);
+  log.replaceChildren(...lines);
   log.scrollTop = log.scrollHeight;
+}
+
+function noticeItem(n) {
+  return h("li", {class: "notice", "data-kind": n.kind}, noteText(n));
+}
+
+const LEVEL_NAMES = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts")};
+
+function levelName(level) {
+  return LEVEL_NAMES[level] || level || "";
+}
+
+/** m:ss of a number of seconds. */
+function clockText(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** Seconds before an away player's seat is abandoned (null: not counting). */
+function abandonLeft(seat) {
+  if (!seat || seat.abandon_in === undefined || seat.abandon_in === null) return null;
+  return Math.max(0, seat.abandon_in - (performance.now() - S.seatsAt) / 1000);
+}
+
+/** A notice of the table in words. */
+function noteText(n) {
+  const p = {name: n.name || t("Seat {n}", {n: Number(n.seat) + 1}), level: levelName(n.level)};
+  switch (n.kind) {
+    case "resigned":
+      return n.ended ? t("{name} resigned.", p) : t("{name} resigned; the AI ({level}) plays the seat.", p);
+    case "left": return t("{name} left the seat.", p);
+    case "ai_took_over":
+      return n.why === "left" ? t("{name} left; the AI ({level}) plays the seat.", p)
+        : t("{name} was away too long; the AI ({level}) plays the seat until they take it back.", p);
+    case "took_back": return t("{name} took the seat back.", p);
+    case "abandoned":
+      return n.why === "left" ? t("{name} left: the table ends without a winner.", p)
+        : t("{name} was away too long: the table ends without a winner.", p);
+    case "rematch_offer": return t("{name} offers a rematch.", p);
+    case "rematch_accept": return t("{name} accepts the rematch.", p);
+    case "rematch_decline": return t("{name} declines the rematch.", p);
+    case "rematch_started": return t("Everyone accepted: the rematch begins.");
+    default: return "";
+  }
+}
+
+/** The rematch offer of a finished game, for a player: offer, or accept / decline the offer made. */
+function offerBox(m) {
+  const box = h("div", {class: "offer", id: "offer"});
+  const offer = m.offer;
+  if (!offer) {
+    box.append(h("button", {class: "primary", id: "offer-rematch", onclick: () => send({type: "rematch_offer"})},
+      t("Offer a rematch")));
+    return box;
+  }
+  const by = seatName(m.seats, offer.by);
+  if (offer.accepted.includes(m.you)) {
+    box.append(h("div", {class: "offer-text"}, offer.by === m.you ? t("You offered a rematch.")
+      : t("You accepted the rematch {name} offered.", {name: by})),
+    h("div", {class: "muted"}, t("Waiting for the other players…")));
+    return box;
+  }
+  box.append(h("div", {class: "offer-text"}, t("{name} offers a rematch", {name: by})),
+    h("div", {class: "form-row"},
+      h("button", {class: "primary", id: "accept-rematch", onclick: () => send({type: "rematch_accept"})}, t("Accept")),
+      h("button", {id: "decline-rematch", onclick: () => send({type: "rematch_decline"})}, t("Decline"))));
+  return box;
+}
+
+/** The buttons of a seated player: leave (before the game), resign and leave (during it), take back. */
+function renderSeatActions() {
+  const m = S.msg;
+  const box = $("seat-actions");
+  const seat = m && m.you !== null && m.you !== undefined ? m.seats[m.you] : null;
+  const buttons = [];
+  if (seat && m.status === "waiting") {
+    buttons.push(h("button", {id: "leave", onclick: () => ask(t("Leave your seat? Someone else may take it."),
+      t("Leave the seat"), {type: "leave"})}, t("Leave the seat")));
+  } else if (seat && m.status === "playing" && seat.kind === "ai" && seat.taken_over) {
+    buttons.push(h("button", {class: "primary", id: "take-back", onclick: () => send({type: "take_back"})},
+      t("Take back my seat")));
+  } else if (seat && m.status === "playing" && seat.kind === "human") {
+    const two = m.seats.length === 2;
+    buttons.push(h("button", {class: "danger", id: "resign", onclick: () => ask(two
+      ? t("Resign? The game ends and the other player wins.")
+      : t("Resign? The easiest AI plays your seat and you leave the game."), t("Resign"), {type: "resign"})},
+    t("Resign")));
+    const ends = S.settings && S.settings.abandoned === "end";
+    buttons.push(h("button", {id: "leave", onclick: () => ask(ends
+      ? t("Leave the game? The table ends without a winner.")
+      : t("Leave the game? The easiest AI plays your seat and you cannot take it back."), t("Leave the game"),
+    {type: "leave"})}, t("Leave the game")));
+  }
+  box.hidden = !buttons.length;
+  box.replaceChildren(...buttons);
+}
+
+/** A confirm dialog; ``message`` is sent when the person confirms. */
+function ask(text, yes, message) {
+  const dialog = $("confirm");
+  $("confirm-text").textContent = text;
+  $("confirm-yes").textContent = yes;
+  $("confirm-yes").onclick = () => { dialog.close(); send(message); };
+  $("confirm-no").onclick = () => dialog.close();
+  dialog.showModal();
+}
+
+// --- chat -----------------------------------------------------------------------------------------
+const CHAT_HIDDEN_KEY = "ludoteca.chatHidden";
+
+function isMe(n) {
+  return S.msg && n.seat !== null && n.seat !== undefined && n.seat === S.msg.you;
+}
+
+function setupChat() {
+  const hidden = localStorage.getItem(CHAT_HIDDEN_KEY) === "1";
+  showChat(!hidden);
+  $("chat-toggle").addEventListener("click", () => {
+    const show = $("chat-box").hidden;
+    localStorage.setItem(CHAT_HIDDEN_KEY, show ? "0" : "1");
+    showChat(show);
+  });
+  $("chat-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const input = $("chat-text");
+    const text = input.value.trim();
+    if (!text) return;
+    if (!S.ws || S.ws.readyState !== WebSocket.OPEN) { toast(t("Not connected: your message was not sent.")); return; }
+    const seated = S.msg && S.msg.you !== null && S.msg.you !== undefined;
+    send(seated ? {type: "chat", text} : {type: "chat", text, name: $("my-name").value.trim() || getName() || null});
+    input.value = "";
+  });
+}
+
+function showChat(show) {
+  $("chat-box").hidden = !show;
+  const button = $("chat-toggle");
+  button.textContent = show ? t("Hide chat") : t("Show chat");
+  button.setAttribute("aria-pressed", show ? "true" : "false");
+}
+
+function renderChat() {
+  const m = S.msg;
+  const spectator = !m || m.you === null || m.you === undefined;
+  const note = $("chat-note");
+  const separate = S.settings && S.settings.chat === "separate";
+  note.hidden = !separate;
+  note.textContent = spectator ? t("Spectators' messages reach spectators only.")
+    : t("Spectators talk among themselves: you do not see their messages.");
+  const lines = S.notes.slice(-150).map((n) => {
+    if (n.kind !== "chat") return h("li", {class: "chat-notice"}, noteText(n));
+    return h("li", {class: "chat-line" + (isMe(n) ? " mine" : "") + (n.channel === "spectators" ? " spectators" : "")},
+      h("span", {class: "chat-name"}, n.seat === null || n.seat === undefined ? t("{name} (watching)", {name: n.name})
+        : n.name), " ", h("span", {class: "chat-text"}, n.text));
+  });
+  const box = $("chat-lines");
+  box.replaceChildren(...lines);
+  box.scrollTop = box.scrollHeight;
+}
+
+// --- sounds: beeps made with WebAudio (no audio file), off until the person turns them on -----------
+const SOUND_KEY = "ludoteca.sounds";
+const audio = {ctx: null};
+const TONES = {turn: [660, 880], event: [523, 392], chat: [740]};
+
+function soundsOn() {
+  return localStorage.getItem(SOUND_KEY) === "1";
+}
+
+function setupSounds() {
+  showSounds();
+  $("sound-toggle").addEventListener("click", () => {
+    localStorage.setItem(SOUND_KEY, soundsOn() ? "0" : "1");
+    showSounds();
+    if (soundsOn()) beep("turn"); // a sample, and the audio starts within the click (browsers require it)
+  });
+}
+
+function showSounds() {
+  const on = soundsOn();
+  const button = $("sound-toggle");
+  button.textContent = on ? t("Sounds on") : t("Sounds off");
+  button.setAttribute("aria-pressed", on ? "true" : "false");
+}
+
+function beep(kind) {
+  if (!soundsOn()) return;
+  S.sounds.push(kind);
+  try {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    if (!audio.ctx) audio.ctx = new Ctx();
+    const ctx = audio.ctx;
+    if (ctx.state === "suspended") ctx.resume();
+    (TONES[kind] || TONES.event).forEach((freq, i) => {
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      const start = ctx.currentTime + i * 0.15;
+      osc.type = "sine";
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, start);
+      gain.gain.exponentialRampToValueAtTime(0.15, start + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, start + 0.13);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(start);
+      osc.stop(start + 0.14);
+    });
+  } catch (e) {
+    console.warn(e);
+  }
 }
 
 function renderResult() {
@@ -406,13 +690,20 @@ function renderResult() {
   box.hidden = false;
   const mine = getSeat(tableId);
   const parts = [h("div", {class: "result"}, resultText(m.result, m.seats))];
+  const player = m.you !== null && m.you !== undefined && m.seats[m.you] && m.seats[m.you].kind === "human";
+  if (player && !m.rematch) parts.push(offerBox(m));
   const buttons = h("div", {class: "form-row"},
-    h("button", {class: "primary", id: "rematch", onclick: rematch}, m.rematch ? "Join the rematch" : "Rematch"),
-    h("a", {href: `/replay/${tableId}`}, "Replay"),
-    h("a", {href: `/api/tables/${tableId}/record`, download: `ludoteca-${S.game.name}-${tableId}.json`}, "Download record"));
+    player && !m.rematch ? null
+      : h("button", {class: "primary", id: "rematch", onclick: rematch}, m.rematch ? t("Join the rematch") : t("Rematch")),
+    h("a", {href: `/replay/${tableId}`}, t("Replay")),
+    h("a", {href: `/api/tables/${tableId}/record`, download: `ludoteca-${S.game.name}-${tableId}.json`},
+      t("Download record")));
   parts.push(buttons);
-  if (m.rematch) parts.push(h("div", {class: "muted"}, "A rematch table is ready. ", h("a", {href: `/t/${m.rematch}`}, "Go there")));
-  if (!mine) parts.push(h("div", {class: "muted"}, "You watched this game."));
+  if (m.rematch) {
+    parts.push(h("div", {class: "muted"}, t("A rematch table is ready."), " ",
+      h("a", {href: `/t/${m.rematch}`}, t("Go there"))));
+  }
+  if (!mine) parts.push(h("div", {class: "muted"}, t("You watched this game.")));
   box.replaceChildren(...parts);
 }
 
@@ -454,18 +745,18 @@ function tickClock() {
   const bottom = 26 * (1 - frac);
   svg("polygon", {points: `${20 - bottom * 0.45 - 2},56 ${20 + bottom * 0.45 + 2},56 20,${56 - bottom}`, fill: "#e0b85a"}, icon);
   const who = m.clock.seat !== null && m.clock.seat !== undefined ? seatName(m.seats, m.clock.seat) : "";
-  c.replaceChildren(icon, h("span", {id: "clock-seconds"}, `${remaining.toFixed(1)} s`),
+  c.replaceChildren(icon, h("span", {id: "clock-seconds"}, t("{seconds} s", {seconds: remaining.toFixed(1)})),
     h("span", {class: "muted", style: "font-size:.9rem;font-weight:normal"}, who));
 }
 
 setInterval(tickClock, 200);
 setInterval(() => {
-  if (S.msg && S.msg.seats.some((s) => s.held_for)) renderSeats();
+  if (S.msg && S.msg.seats.some((s) => s.held_for || s.abandon_in !== undefined)) { renderSeats(); renderBanner(); }
 }, 1000);
 
 $("share").value = location.href;
 $("copy").addEventListener("click", async () => {
-  try { await navigator.clipboard.writeText(location.href); toast("Link copied"); } catch { $("share").select(); }
+  try { await navigator.clipboard.writeText(location.href); toast(t("Link copied")); } catch { $("share").select(); }
 });
 $("my-name").value = getName();
 $("confirm-forced").checked = confirmForced();
@@ -474,4 +765,8 @@ $("confirm-forced").addEventListener("change", (ev) => {
   forced.waiting = ev.target.checked;
   if (S.msg) renderForced();
 });
+translatePage();
+$("top").append(languageSwitch());
+setupChat();
+setupSounds();
 connect();
