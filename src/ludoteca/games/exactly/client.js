@@ -1,5 +1,5 @@
 // exactly: the bank's four coin piles, each player's pile, the 1-euro tokens and the die.
-import {drawDie, h, svg} from "/static/js/common.js";
+import {andList, drawDie, h, pressable, refocus, svg} from "/static/js/common.js";
 import {t} from "/static/js/i18n.js";
 
 const VALUES = [5, 10, 20, 50];
@@ -21,36 +21,6 @@ export function seatInfo(pos, i) {
   const e = pos.euros[i];
   return t("{cents}¢ in the pile · {euros}", {cents: total(pos.piles[i]),
     euros: e === 1 ? t("1 euro") : t("{n} euros", {n: e})});
-}
-
-/** Names joined as a list: "A", "A and B", "A, B and C". */
-function andList(names) {
-  if (names.length <= 1) return names.join("");
-  return t("{list} and {last}", {list: names.slice(0, -1).join(", "), last: names[names.length - 1]});
-}
-
-/** Makes a drawn part a button: focusable, named in the page's language; Enter and Space press it.
- * ``click``: false when a mouse click already reaches the action through an enclosing group. */
-function pressable(node, label, focusId, ui, onpress, click = true) {
-  node.setAttribute("role", "button");
-  node.setAttribute("tabindex", "0");
-  node.setAttribute("aria-label", label);
-  node.setAttribute("data-focus", focusId);
-  if (click) node.addEventListener("click", onpress);
-  node.addEventListener("keydown", (ev) => {
-    if (ev.key !== "Enter" && ev.key !== " ") return;
-    ev.preventDefault();
-    ev.stopPropagation();
-    if (ui) ui.focus = focusId; // the board is drawn again: the same part keeps the focus
-    onpress(ev);
-  });
-}
-
-/** After a redraw, the part pressed from the keyboard has the focus again. */
-function refocus(root, ui) {
-  if (!ui || !ui.focus) return;
-  const node = root.querySelector(`[data-focus="${CSS.escape(ui.focus)}"]`);
-  if (node) node.focus();
 }
 
 function stack(parent, x, y, value, count, opts) {

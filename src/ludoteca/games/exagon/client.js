@@ -1,5 +1,5 @@
 // EXAGON: hexagonal tiles with coloured numbers, legal spots, rotation, the hand and bonuses.
-import {h, svg} from "/static/js/common.js";
+import {andList, h, pressable, refocus, svg} from "/static/js/common.js";
 import {t} from "/static/js/i18n.js";
 
 // One fixed colour per number 1-9 (and the Jolly / Exagon areas).
@@ -70,34 +70,6 @@ export function seatInfo(pos, i) {
 /** A tile in words: its number and the numbers of its six sides (J: Jolly, X: Exagon). */
 function tileText(tile) {
   return t("tile {id} (star {star}; sides {sides})", {id: tile.id, star: tile.star, sides: tile.sides.join(" ")});
-}
-
-/** Makes a drawn part a button: focusable, named in the page's language; Enter and Space press it. */
-function pressable(node, label, focusId, ui, onpress) {
-  node.setAttribute("role", "button");
-  node.setAttribute("tabindex", "0");
-  node.setAttribute("aria-label", label);
-  node.setAttribute("data-focus", focusId);
-  node.addEventListener("click", onpress);
-  node.addEventListener("keydown", (ev) => {
-    if (ev.key !== "Enter" && ev.key !== " ") return;
-    ev.preventDefault();
-    if (ui) ui.focus = focusId; // the board is drawn again: the same part keeps the focus
-    onpress(ev);
-  });
-}
-
-/** After a redraw, the part pressed from the keyboard has the focus again. */
-function refocus(root, ui) {
-  if (!ui || !ui.focus) return;
-  const node = root.querySelector(`[data-focus="${CSS.escape(ui.focus)}"]`);
-  if (node) node.focus();
-}
-
-/** Names joined as a list: "A", "A and B", "A, B and C". */
-function andList(names) {
-  if (names.length <= 1) return names.join("");
-  return t("{list} and {last}", {list: names.slice(0, -1).join(", "), last: names[names.length - 1]});
 }
 
 export function render(ctx) {

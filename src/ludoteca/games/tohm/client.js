@@ -1,5 +1,5 @@
 // TOHM: the numbered grid, the players' tokens, the die and the trophies.
-import {drawDie, h, key, svg} from "/static/js/common.js";
+import {drawDie, h, key, pressable, refocus, svg} from "/static/js/common.js";
 import {t} from "/static/js/i18n.js";
 
 const CELL = 84;
@@ -22,28 +22,6 @@ export function seatInfo(pos, i) {
 
 /** A cell as the terminal writes it: "row,col", counted from 0 at the top left. */
 const cellName = (c) => `${c[0]},${c[1]}`;
-
-/** Makes a drawn part a button: focusable, named in the page's language; Enter and Space press it. */
-function pressable(node, label, focusId, ui, onpress) {
-  node.setAttribute("role", "button");
-  node.setAttribute("tabindex", "0");
-  node.setAttribute("aria-label", label);
-  node.setAttribute("data-focus", focusId);
-  node.addEventListener("click", onpress);
-  node.addEventListener("keydown", (ev) => {
-    if (ev.key !== "Enter" && ev.key !== " ") return;
-    ev.preventDefault();
-    if (ui) ui.focus = focusId; // the board is drawn again: the same part keeps the focus
-    onpress(ev);
-  });
-}
-
-/** After a redraw, the part pressed from the keyboard has the focus again. */
-function refocus(root, ui) {
-  if (!ui || !ui.focus) return;
-  const node = root.querySelector(`[data-focus="${CSS.escape(ui.focus)}"]`);
-  if (node) node.focus();
-}
 
 function monster(parent, cx, cy, r, color, seat) {
   const g = svg("g", {class: "token", "data-seat": seat}, parent);

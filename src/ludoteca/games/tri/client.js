@@ -1,5 +1,5 @@
 // TRI: a torus of squares cut into four triangles; owners, closed squares, battles and cards.
-import {drawDie, h, key, svg} from "/static/js/common.js";
+import {andList, drawDie, h, key, pressable, refocus, svg} from "/static/js/common.js";
 import {t} from "/static/js/i18n.js";
 
 const DIRS = ["N", "E", "S", "W"];
@@ -18,34 +18,6 @@ function teleportText(a) {
   const tp = a.teleport;
   return tp.from ? t("move the unit on {from} here (teleport)", {from: triName([...tp.square, tp.from])})
     : t("teleport here from square {square}", {square: triName(tp.square)});
-}
-
-/** Makes a drawn part a button: focusable, named in the page's language; Enter and Space press it. */
-function pressable(node, label, focusId, ui, onpress) {
-  node.setAttribute("role", "button");
-  node.setAttribute("tabindex", "0");
-  node.setAttribute("aria-label", label);
-  node.setAttribute("data-focus", focusId);
-  node.addEventListener("click", onpress);
-  node.addEventListener("keydown", (ev) => {
-    if (ev.key !== "Enter" && ev.key !== " ") return;
-    ev.preventDefault();
-    if (ui) ui.focus = focusId; // the board is drawn again: the same part keeps the focus
-    onpress(ev);
-  });
-}
-
-/** After a redraw, the part pressed from the keyboard has the focus again. */
-function refocus(root, ui) {
-  if (!ui || !ui.focus) return;
-  const node = root.querySelector(`[data-focus="${CSS.escape(ui.focus)}"]`);
-  if (node) node.focus();
-}
-
-/** Names joined as a list: "A", "A and B", "A, B and C". */
-function andList(names) {
-  if (names.length <= 1) return names.join("");
-  return t("{list} and {last}", {list: names.slice(0, -1).join(", "), last: names[names.length - 1]});
 }
 
 const cardList = (cards) => (cards || []).map((c) => `+${c}`).join(" ");

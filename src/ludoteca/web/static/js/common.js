@@ -287,3 +287,35 @@ export function lastMoveCells(client, entries) {
   }
   return [];
 }
+
+// --- helpers of the games' boards (games/<name>/client.js) ---------------------------------------
+/** Names joined as a list in the page's language: "A", "A and B", "A, B and C". */
+export function andList(names) {
+  if (names.length <= 1) return names.join("");
+  return t("{list} and {last}", {list: names.slice(0, -1).join(", "), last: names[names.length - 1]});
+}
+
+/** Makes a drawn part of a board a button: focusable, named in the page's language (label); Enter and
+ * Space press it like a click. ``focusId`` names the part across redraws (see refocus); ``click``:
+ * false when a mouse click already reaches the action through an enclosing group. */
+export function pressable(node, label, focusId, ui, onpress, click = true) {
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("aria-label", label);
+  node.setAttribute("data-focus", focusId);
+  if (click) node.addEventListener("click", onpress);
+  node.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    if (ui) ui.focus = focusId; // the board is drawn again: the same part keeps the focus
+    onpress(ev);
+  });
+}
+
+/** After a redraw, the part pressed from the keyboard has the focus again. */
+export function refocus(root, ui) {
+  if (!ui || !ui.focus) return;
+  const node = root.querySelector(`[data-focus="${CSS.escape(ui.focus)}"]`);
+  if (node) node.focus();
+}

@@ -2,7 +2,8 @@
 // the game's own browser client (/games/<name>/client.js render(ctx)), as the table draws its board
 // (table.js context()), from a real position the server read with the game's engine. The boards are
 // pictures: nothing on them can be clicked, and nothing is sent anywhere.
-import {COLORS, loadClient, svg} from "/static/js/common.js";
+import {markCells} from "/static/js/board.js";
+import {COLORS, lastMoveCells, loadClient} from "/static/js/common.js";
 
 const article = document.getElementById("rules");
 const game = article ? article.dataset.game : null;
@@ -24,17 +25,8 @@ function context(root, data) {
 
 /** Frames the cells of the move that led to this board, as the table marks the last move. */
 function markLastMove(client, root, events) {
-  if (!client || typeof client.lastMoveCells !== "function" || !events || !events.length) return;
-  let cells = [];
-  try { cells = client.lastMoveCells(events) || []; } catch { cells = []; }
-  for (const k of cells) {
-    const cell = root.querySelector(`[data-cell="${CSS.escape(k)}"]`);
-    if (!cell) continue;
-    cell.classList.add("last-move");
-    const b = cell.getBBox();
-    svg("rect", {x: b.x + 3, y: b.y + 3, width: Math.max(0, b.width - 6), height: Math.max(0, b.height - 6), rx: 6,
-      class: "last-move-mark"}, cell);
-  }
+  if (!events || !events.length) return;
+  markCells(root, lastMoveCells(client, [{events}]));
 }
 
 function draw(client, root) {

@@ -1,6 +1,7 @@
 // The table page: live position over a websocket, board clicks, seats, log, clock, result; the table's life
 // (resign, leave, take a seat back, rematch offers, chat, sounds). Every text goes through t() (i18n.js).
-import {COLORS, announcements, api, describe, entryText, getName, getSeat, h, lastMoveCells, loadClient, logLines,
+import {drawBoard} from "./board.js";
+import {COLORS, announcements, api, describe, entryText, getName, getSeat, h, loadClient, logLines,
   resultText, seatName, setName, setSeat, svg} from "./common.js";
 import {LANG, languageSwitch, t, tn, translatePage} from "./i18n.js";
 
@@ -254,27 +255,7 @@ function renderBanner() {
 
 function renderBoard() {
   if (!S.msg) return;
-  const board = $("board");
-  board.replaceChildren();
-  $("controls").replaceChildren();
-  if (!S.renderer) {
-    svg("text", {x: 20, y: 40, text: t("No board drawing for this game; use the move list below.")}, board);
-    return;
-  }
-  try {
-    S.renderer.render(context());
-    for (const k of lastMoveCells(S.renderer, S.log.filter(Boolean))) {
-      const cell = board.querySelector(`[data-cell="${CSS.escape(k)}"]`);
-      if (!cell) continue;
-      cell.classList.add("last-move");
-      const b = cell.getBBox(); // a frame just inside the cell, drawn over it
-      svg("rect", {x: b.x + 3, y: b.y + 3, width: Math.max(0, b.width - 6), height: Math.max(0, b.height - 6), rx: 6,
-        class: "last-move-mark"}, cell);
-    }
-  } catch (e) {
-    console.error(e);
-    svg("text", {x: 20, y: 40, fill: "#c0392b", text: t("Drawing error: {error}", {error: e.message})}, board);
-  }
+  drawBoard(S.renderer, context(), S.log);
 }
 
 function renderMoves() {
