@@ -279,7 +279,10 @@ def restart_scenario(tmp_path: Path | None, database: str | None) -> None:
         live, ann2, bob2 = two_players(client, abandon_after=3, abandoned="end")
         with connect(client, live, ann2), connect(client, live, bob2):
             pass  # both leave; their away time is stored
-        away_since = stored(client, live).seats[1].away_since
+        # the away time is stored by the server's storage thread just after the disconnection: wait for it
+        deadline = time.monotonic() + 10
+        while (away_since := stored(client, live).seats[1].away_since) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert away_since is not None and away_since <= time.time()
     with server(tmp_path, database) as client:
         with connect(client, done, bob) as b:

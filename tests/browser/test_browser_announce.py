@@ -38,7 +38,7 @@ WATCH_JS = """() => {
     if (!a || !a.classList.contains("show") || a.dataset.n === seen) return;
     seen = a.dataset.n;
     for (const line of a.querySelectorAll(".announce-line")) window.__announced.push(line.textContent);
-  }).observe(document.body, {childList: true, subtree: true, attributes: true, characterData: true});
+  }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
 }"""
 
 
@@ -363,10 +363,11 @@ def test_every_kind_of_event_is_announced(name: str, stored: tuple[str, dict[str
     game, _, _, _, _, lang, expected = SCENARIOS[name]
     table_id, token, moves = tables[name]
     ctx, page, errors = open_page(browser, locale="it-IT" if lang == "it" else "en-US")
+    # watching from the first moment of the page: the hourglass runs from when the server loads the table,
+    # and on a loaded machine it may run out right after the page's first snapshot
+    page.add_init_script(f"({WATCH_JS})()")
     open_as_ann(page, base, table_id, token)
-    # (the hourglass runs from when the server loads the table: it may run out while the page loads)
     wait_state(page, "s.you === 0" if "wait" in moves[0] else "s.you === 0 && s.mine")
-    page.evaluate(WATCH_JS)
     page.screenshot(path=str(artifacts / f"announce-{name}-{lang}-before.png"))
     for move in moves:
         seq = state(page)["seq"]
