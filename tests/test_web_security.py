@@ -118,6 +118,16 @@ def test_post_from_another_origin_is_refused_and_changes_nothing(tmp_path: Path)
         assert client.get("/api/tables", headers={"Origin": EVIL}).status_code == 200
 
 
+def test_a_cross_site_refusal_speaks_the_language_of_the_request(tmp_path: Path) -> None:
+    with server(tmp_path) as client:
+        res = client.post("/api/tables", json=TOHM2, headers={"Origin": EVIL, "Accept-Language": "it-IT,it;q=0.9"})
+        assert res.status_code == 403 and res.json()["code"] == "cross_origin"
+        assert res.json()["message"].startswith(f"questo server non accetta richieste dalle pagine di {EVIL}")
+        res = client.post("/api/tables", json=TOHM2, headers={"Sec-Fetch-Site": "cross-site",
+                                                               "Cookie": "ludoteca_lang=it"})
+        assert res.json()["message"] == "questo server non accetta richieste dalle pagine di altri siti"
+
+
 def test_allowed_origin_may_post(tmp_path: Path) -> None:
     with server(tmp_path, allowed_origins=["https://friends.example.org"]) as client:
         res = client.post("/api/tables", json=TOHM2, headers={"Origin": "https://friends.example.org"})

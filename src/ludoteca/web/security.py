@@ -26,7 +26,11 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from starlette.requests import cookie_parser
+
 from ludoteca.web.errors import Code, error_body
+from ludoteca.web.languages import language_of
+from ludoteca.web.rules import COOKIE
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -160,24 +164,28 @@ class SecurityMiddleware:
     def _allowed(self, scope: Scope, origin: str) -> bool:
         return self.policy.is_allowed(origin, scope.get("scheme", "http"), _header(scope, b"host"))
 
-    def _refusal(self, scope: Scope) -> str | None:
-        """Why this HTTP request is refused as cross-site, or None."""
+    def _refusal(self, scope: Scope) -> dict[str, Any] | None:
+        """Why this HTTP request is refused as cross-site (the error body, in the request's
+        language), or None."""
         if scope.get("method", "GET").upper() in SAFE_METHODS:
             return None
+        lang = _language(scope)
         origin = _header(scope, b"origin")
         if origin is not None:
             if self._allowed(scope, origin):
                 return None
-            return (f"requests from pages of {origin[:100]} are not accepted by this server; "
-                    "open the game from its own address (or start the server with --allowed-origin)")
+            return error_body(Code.CROSS_ORIGIN, "requests from pages of {origin} are not accepted by this server; "
+                              "open the game from its own address (or start the server with --allowed-origin)",
+                              lang=lang, origin=origin[:100])
         site = _header(scope, b"sec-fetch-site")
         if site is not None and site.lower() not in SAME_SITE_FETCH:
-            return "requests from pages of other sites are not accepted by this server"
+            return error_body(Code.CROSS_ORIGIN, "requests from pages of other sites are not accepted by this server",
+                              lang=lang)
         return None
 
     @staticmethod
-    async def _refuse_http(send: Send, reason: str) -> None:
-        body = json.dumps(error_body(Code.CROSS_ORIGIN, reason)).encode()
+    async def _refuse_http(send: Send, refusal: dict[str, Any]) -> None:
+        body = json.dumps(refusal).encode()
         await send({"type": "http.response.start", "status": 403, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
             *SECURITY_HEADERS]})
@@ -189,6 +197,12 @@ class SecurityMiddleware:
         if message["type"] == "websocket.connect":
             await send({"type": "websocket.close", "code": WS_REFUSED,
                         "reason": "this page's origin may not use this server"})
+
+
+def _language(scope: Scope) -> str:
+    """The language of a request, from its raw headers: the language cookie, else ``Accept-Language``."""
+    cookies = cookie_parser(_header(scope, b"cookie") or "")
+    return language_of(None, cookies.get(COOKIE), _header(scope, b"accept-language"))
 
 
 def stats_allowed(authorization: str | None, token: str | None) -> bool:
