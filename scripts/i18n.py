@@ -21,9 +21,11 @@ there are kept (Babel's update, without fuzzy matching). No .mo file: ludoteca r
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
@@ -39,6 +41,20 @@ def merged(po: Path, domain: str, template: Catalog) -> Catalog:
         catalog = Catalog(locale="it", domain=domain, project="ludoteca")
     catalog.update(template, no_fuzzy_matching=True)
     return catalog
+
+
+def _without_dates(text: bytes) -> bytes:
+    return b"\n".join(line for line in text.splitlines() if not line.startswith(b'"POT-Creation-Date:'))
+
+
+def write_if_changed(path: Path, catalog: Catalog, **options: Any) -> None:
+    """Write ``catalog`` to ``path`` unless only its creation date would change (no noise in diffs)."""
+    out = io.BytesIO()
+    write_po(out, catalog, width=120, **options)
+    new = out.getvalue()
+    if path.exists() and _without_dates(path.read_bytes()) == _without_dates(new):
+        return
+    path.write_bytes(new)
 
 
 def untranslated(catalog: Catalog) -> list[str]:
@@ -70,11 +86,9 @@ def main() -> int:
             continue
         if domain == DOMAIN:
             LOCALE_DIR.mkdir(exist_ok=True)
-            with (LOCALE_DIR / f"{DOMAIN}.pot").open("wb") as f:
-                write_po(f, template, width=120, omit_header=False, sort_output=False)
+            write_if_changed(LOCALE_DIR / f"{DOMAIN}.pot", template, omit_header=False, sort_output=False)
         po.parent.mkdir(parents=True, exist_ok=True)
-        with po.open("wb") as f:
-            write_po(f, catalog, width=120, ignore_obsolete=True)
+        write_if_changed(po, catalog, ignore_obsolete=True)
         print(f"{label}: {len(template)} messages; {len(missing)} without an Italian translation in {po}")
     return 1 if args.check and missing_total else 0
 
