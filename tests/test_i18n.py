@@ -133,3 +133,14 @@ def test_every_figure_a_game_declares_is_named_in_italian() -> None:
         if not catalog.get(label(cls.score_name)):
             missing.append(f"{name}: score {cls.score_name!r}")
     assert not missing, missing
+
+
+def test_the_command_line_its_help_and_the_engines_explanations_are_in_the_catalog() -> None:
+    """``--help`` (cli.py, every command's help texts), argparse's own words and the engines'
+    explanations of an illegal action or a bad option value are messages of the terminal catalog."""
+    files = {loc[0] for message in i18n.extract() for loc in message.locations}
+    assert {"cli.py", "core/game.py", "core/options.py", "commands/rules.py", "games/tohm/__init__.py"} <= files
+    catalog = italian_catalog()
+    for msgid in ("usage: ", "positional arguments", "options", "show this help message and exit",
+                  "the following arguments are required: %s", "{action} is not legal now (player {seat} to act)"):
+        assert catalog.get(msgid, "").strip(), msgid

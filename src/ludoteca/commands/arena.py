@@ -13,19 +13,19 @@ import sys
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.lab import add_run_arguments, build, check_backend, played_text
-from ludoteca.core.i18n import _
+from ludoteca.core.i18n import N_, _
 from ludoteca.i18n import use_language
 
-HELP = "pit agents against each other with seats rotated; win rates with 95% intervals"
+HELP = N_("pit agents against each other with seats rotated; win rates with 95% intervals")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(parser, games=200)
     parser.add_argument("--agents", required=True,
-                        help="agents, comma-separated (e.g. mcts,heuristic); fewer than the players "
-                             "repeat in turn (a,b for 4 seats: a,b,a,b)")
+                        help=_("agents, comma-separated (e.g. mcts,heuristic); fewer than the players "
+                             "repeat in turn (a,b for 4 seats: a,b,a,b)"))
     parser.add_argument("--out", default=None, metavar="DIR",
-                        help="also keep one row per game here (rerun to resume)")
+                        help=_("also keep one row per game here (rerun to resume)"))
 
 
 def run(args: argparse.Namespace) -> int:

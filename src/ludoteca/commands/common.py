@@ -12,14 +12,14 @@ from ludoteca.registry import GAMES
 
 
 def add_game_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", type=str.lower, help=f"one of: {', '.join(GAMES)}")
+    parser.add_argument("game", type=str.lower, help=_("one of: {games}").format(games=", ".join(GAMES)))
 
 
 def add_option_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int, default=None, help="number of players")
+    parser.add_argument("--players", type=int, default=None, help=_("number of players"))
     parser.add_argument(
         "--option", "-o", action="append", default=[], metavar="NAME=VALUE",
-        help="a game option as RULES.md names it (repeatable), e.g. --option size=5",
+        help=_("a game option as RULES.md names it (repeatable), e.g. --option size=5"),
     )
 
 

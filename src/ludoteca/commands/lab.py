@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_game_argument, add_option_arguments, parse_options
-from ludoteca.core.i18n import _
+from ludoteca.core.i18n import N_, _
 from ludoteca.i18n import add_lang_argument, use_language
 from ludoteca.lab import CONNECT_TIMEOUT
 
 if TYPE_CHECKING:
     from ludoteca.lab.runner import RunSpec
 
-HELP = "simulate many games and report balance: win rate by seat, lengths, metrics, sweeps"
+HELP = N_("simulate many games and report balance: win rate by seat, lengths, metrics, sweeps")
 
 
 def positive_int(text: str) -> int:
@@ -49,36 +49,37 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, games: int, per_varian
     add_game_argument(parser)
     add_option_arguments(parser)
     parser.add_argument("--games", type=positive_int, default=games,
-                        help=f"games to play ({'per variant; ' if per_variant else ''}default {games})")
-    parser.add_argument("--seed", type=int, default=0, help="master seed (default 0): same seed, same results")
+                        help=(_("games to play (per variant; default {games})") if per_variant
+                              else _("games to play (default {games})")).format(games=games))
+    parser.add_argument("--seed", type=int, default=0, help=_("master seed (default 0): same seed, same results"))
     parser.add_argument("--jobs", "-j", type=positive_int, default=None,
-                        help="parallel workers (default: every core)")
+                        help=_("parallel workers (default: every core)"))
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
-                        help="local processes (default) or Ray")
+                        help=_("local processes (default) or Ray"))
     parser.add_argument("--address", default=None,
-                        help="with --backend ray: the Ray cluster to join (default: start Ray locally)")
+                        help=_("with --backend ray: the Ray cluster to join (default: start Ray locally)"))
     parser.add_argument("--connect-timeout", type=positive_seconds, default=CONNECT_TIMEOUT, metavar="SECONDS",
-                        help=f"with --address: give up if the Ray cluster does not answer within SECONDS "
-                             f"(default {CONNECT_TIMEOUT:g})")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+                        help=_("with --address: give up if the Ray cluster does not answer within SECONDS "
+                               "(default {seconds})").format(seconds=f"{CONNECT_TIMEOUT:g}"))
+    parser.add_argument("--no-progress", action="store_true", help=_("no progress bar"))
     add_lang_argument(parser, "output: report, tables and messages")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(parser, games=1000, per_variant=True)
     parser.add_argument("--agents", default="random",
-                        help="agents by seat, comma-separated, or one for every seat (default random)")
+                        help=_("agents by seat, comma-separated, or one for every seat (default random)"))
     parser.add_argument("--sweep", action="append", default=[], metavar="NAME=V1,V2",
-                        help="compare option values (repeatable: every combination); "
-                             "'default' stands for the game's default")
+                        help=_("compare option values (repeatable: every combination); "
+                             "'default' stands for the game's default"))
     parser.add_argument("--rotate", action="store_true",
-                        help="rotate the agents round the seats from game to game")
+                        help=_("rotate the agents round the seats from game to game"))
     parser.add_argument("--out", required=True, metavar="DIR",
-                        help="results directory (games.jsonl, report.html, summary.json); rerun to resume")
+                        help=_("results directory (games.jsonl, report.html, summary.json); rerun to resume"))
     parser.add_argument("--detail", type=int, default=8, metavar="K",
-                        help="measure every decision (branching, decision factor, drama) in every K-th "
-                             "game (default 8; 1: every game, a little slower; 0: none)")
-    parser.add_argument("--no-report", action="store_true", help="skip report.html (no matplotlib needed)")
+                        help=_("measure every decision (branching, decision factor, drama) in every K-th "
+                             "game (default 8; 1: every game, a little slower; 0: none)"))
+    parser.add_argument("--no-report", action="store_true", help=_("skip report.html (no matplotlib needed)"))
 
 
 def check_backend(args: argparse.Namespace) -> None:

@@ -7,23 +7,25 @@ import random
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_option_arguments, load_game_from_args
-from ludoteca.core.i18n import _
+from ludoteca.core.i18n import N_, _
 from ludoteca.i18n import add_lang_argument, use_language
 from ludoteca.registry import GAMES
 
-HELP = "play in the terminal: hot seat with friends and/or against AI seats"
+HELP = N_("play in the terminal: hot seat with friends and/or against AI seats")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", nargs="?", type=str.lower, help=f"one of: {', '.join(GAMES)} (not with --load)")
+    parser.add_argument("game", nargs="?", type=str.lower,
+                        help=_("one of: {games} (not with --load)").format(games=", ".join(GAMES)))
     add_option_arguments(parser)
     parser.add_argument("--seats", default=None,
-                        help="comma-separated, one per seat: human or an agent (random, heuristic, mcts:seconds=1)")
-    parser.add_argument("--seed", type=int, default=None, help="seed for the dice and the agents")
+                        help=_("comma-separated, one per seat: human or an agent "
+                               "(random, heuristic, mcts:seconds=1)"))
+    parser.add_argument("--seed", type=int, default=None, help=_("seed for the dice and the agents"))
     parser.add_argument("--clock", type=float, default=None, metavar="SECONDS",
-                        help="for a game with a clock: seconds per turn (default: no clock in the terminal)")
-    parser.add_argument("--load", metavar="FILE", help="continue a game saved with 'save FILE'")
-    parser.add_argument("--hint-agent", default="heuristic", help="the agent that answers 'hint'")
+                        help=_("for a game with a clock: seconds per turn (default: no clock in the terminal)"))
+    parser.add_argument("--load", metavar="FILE", help=_("continue a game saved with 'save FILE'"))
+    parser.add_argument("--hint-agent", default="heuristic", help=_("the agent that answers 'hint'"))
     add_lang_argument(parser, "game's messages")
 
 

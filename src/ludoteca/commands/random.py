@@ -7,18 +7,18 @@ import random
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_game_argument, add_option_arguments, load_game_from_args
-from ludoteca.core.i18n import _
+from ludoteca.core.i18n import N_, _
 from ludoteca.i18n import add_lang_argument, use_language
 
-HELP = "play a uniformly random game, show it, and save its record"
+HELP = N_("play a uniformly random game, show it, and save its record")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_argument(parser)
     add_option_arguments(parser)
-    parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one)")
-    parser.add_argument("--record", metavar="FILE", help="save the game record (JSON) here")
-    parser.add_argument("--quiet", action="store_true", help="show only the final position")
+    parser.add_argument("--seed", type=int, default=None, help=_("random seed (default: a fresh one)"))
+    parser.add_argument("--record", metavar="FILE", help=_("save the game record (JSON) here"))
+    parser.add_argument("--quiet", action="store_true", help=_("show only the final position"))
     add_lang_argument(parser, "game's texts")
 
 

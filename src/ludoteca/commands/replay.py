@@ -7,15 +7,15 @@ import json
 from typing import Any
 
 from ludoteca.cli import UsageError
-from ludoteca.core.i18n import _
+from ludoteca.core.i18n import N_, _
 from ludoteca.i18n import add_lang_argument, use_language
 
-HELP = "show the positions of a game record step by step"
+HELP = N_("show the positions of a game record step by step")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a game record (JSON) written by ludoteca")
-    parser.add_argument("--final", action="store_true", help="show only the final position")
+    parser.add_argument("file", help=_("a game record (JSON) written by ludoteca"))
+    parser.add_argument("--final", action="store_true", help=_("show only the final position"))
     add_lang_argument(parser, "events' texts")
 
 

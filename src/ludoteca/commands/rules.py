@@ -16,9 +16,10 @@ from typing import Any
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_game_argument
+from ludoteca.core.i18n import N_, _
 from ludoteca.i18n import LANGUAGES, terminal_language
 
-HELP = "show a game's rules and its options"
+HELP = N_("show a game's rules and its options")
 MAX_WIDTH = 100
 """Columns of the rules text at most (wider terminals get the same line length)."""
 
@@ -37,8 +38,8 @@ TEXTS = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_argument(parser)
     parser.add_argument("--lang", type=str.lower, choices=LANGUAGES, default=None,
-                        help="language of the rules (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG; "
-                             "Italian when it starts with 'it', else English)")
+                        help=_("language of the rules (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG; "
+                             "Italian when it starts with 'it', else English)"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -39,6 +39,7 @@ from ludoteca.core import events as ev
 from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
+from ludoteca.core.i18n import _
 from ludoteca.core.options import Option, resolve_options
 
 if TYPE_CHECKING:
@@ -404,13 +405,14 @@ class State(ABC):
     def illegal_message(self, action: Action) -> str:
         """Why ``action`` cannot be played here, in words a person understands."""
         if self.is_terminal():
-            return "the game is over: no action can be played"
+            return _("the game is over: no action can be played")
         try:
             text = json.dumps(self.action_to_json(action))
         except (ValueError, KeyError, IndexError, TypeError):
-            return f"{action!r} is not an action of {self.game.title}"
-        who = "chance" if self.is_chance_node() else f"player {self.current_player()}"
-        return f"{text} is not legal now ({who} to act)"
+            return _("{action} is not an action of {game}").format(action=repr(action), game=self.game.title)
+        if self.is_chance_node():
+            return _("{action} is not legal now (chance to act)").format(action=text)
+        return _("{action} is not legal now (player {seat} to act)").format(action=text, seat=self.current_player())
 
     def clone(self) -> State:
         """An independent copy: playing on it never changes this state."""

@@ -49,7 +49,7 @@ from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State
-from ludoteca.core.i18n import N_
+from ludoteca.core.i18n import N_, _
 from ludoteca.core.jsonutil import need_int, per_seat
 from ludoteca.core.options import Option, as_int
 from ludoteca.core.shape import read
@@ -110,7 +110,7 @@ START_COIN_CHOICES = ("round", "game", "never")
 START_COIN_ALIASES: dict[str, str] = {"true": "round", "false": "never"}
 
 
-def _resolve_start_coin(value: Any, _: Mapping[str, Any]) -> str:
+def _resolve_start_coin(value: Any, _resolved: Mapping[str, Any]) -> str:
     """``start_coin``: "round" (also true), "game" or "never" (also false); canonical text back."""
     if isinstance(value, bool):
         return "round" if value else "never"
@@ -119,9 +119,9 @@ def _resolve_start_coin(value: Any, _: Mapping[str, Any]) -> str:
         text = START_COIN_ALIASES.get(text, text)
         if text in START_COIN_CHOICES:
             return text
-    raise ValueError(
-        f"expected \"round\" (or true), \"game\" or \"never\" (or false), got {value!r}"
-    )
+    raise ValueError(_(
+        "expected \"round\" (or true), \"game\" or \"never\" (or false), got {value}"
+    ).format(value=repr(value)))
 
 
 class ExactlyGame(Game):

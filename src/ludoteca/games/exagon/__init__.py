@@ -71,7 +71,7 @@ from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Action, Counter, Game, State, Worlds, as_action_int
-from ludoteca.core.i18n import N_
+from ludoteca.core.i18n import N_, _
 from ludoteca.core.jsonutil import need, need_int
 from ludoteca.core.options import Option, as_bool, as_int, parse_option_text
 from ludoteca.core.shape import Between, read
@@ -164,6 +164,11 @@ class PositionTiles(list):  # type: ignore[type-arg]
     (RULES.md: "its tiles list may hold any tiles")."""
 
 
+def _tile_name(tid: int) -> str:
+    """A tile in an error message (``where`` stays English for the JSON readers' messages)."""
+    return _("tile {id}").format(id=tid)
+
+
 def validate_tiles(data: Any, players: int | None = None, as_set: bool = True) -> list[dict[str, Any]]:
     """A designer's tile list checked against RULES.md; returns it normalized.
 
@@ -172,26 +177,31 @@ def validate_tiles(data: Any, players: int | None = None, as_set: bool = True) -
     Raises ValueError saying which tile is wrong and why.
     """
     if not isinstance(data, list):
-        raise ValueError(f"the tile set must be a list of tiles, not {type(data).__name__}")
+        raise ValueError(_("the tile set must be a list of tiles, not {type}").format(type=type(data).__name__))
     if not data:
-        raise ValueError("the tile set is empty")
+        raise ValueError(_("the tile set is empty"))
     if len(data) > MAX_TILES:
-        raise ValueError(f"the tile set has {len(data)} tiles; a set has at most {MAX_TILES}")
+        raise ValueError(_(
+            "the tile set has {count} tiles; a set has at most {max_tiles}"
+        ).format(count=len(data), max_tiles=MAX_TILES))
     out: list[dict[str, Any]] = []
     seen_ids: dict[int, int] = {}
     shapes: dict[tuple[int, ...], int] = {}
     for i, tile in enumerate(data):
         where = f"tile #{i}"
         if not isinstance(tile, Mapping):
-            raise ValueError(f"{where} must be an object with id, sides, star, star_points")
+            raise ValueError(_("tile #{i} must be an object with id, sides, star, star_points").format(i=i))
         tid = need(tile, "id", int, where)
         where = f"tile {tid}"
         if tid in seen_ids:
-            raise ValueError(f"tile id {tid} is used twice (tiles #{seen_ids[tid]} and #{i})")
+            raise ValueError(_(
+                "tile id {tid} is used twice (tiles #{first} and #{i})"
+            ).format(tid=tid, first=seen_ids[tid], i=i))
         seen_ids[tid] = i
         sides = need(tile, "sides", list, where)
         if len(sides) != 6:
-            raise ValueError(f"{where} must have 6 sides, not {len(sides)}")
+            raise ValueError(_("{where} must have 6 sides, not {count}").format(
+                where=_tile_name(tid), count=len(sides)))
         codes = []
         for s in sides:
             if isinstance(s, str) and s in CODES:
@@ -199,24 +209,35 @@ def validate_tiles(data: Any, players: int | None = None, as_set: bool = True) -
             elif isinstance(s, int) and not isinstance(s, bool) and 1 <= s <= 9:
                 codes.append(s)
             else:
-                raise ValueError(f"{where}: a side must be a number 1-9, \"J\" or \"X\", not {s!r}")
+                raise ValueError(_(
+                    "{where}: a side must be a number 1-9, \"J\" or \"X\", not {s}"
+                ).format(where=_tile_name(tid), s=repr(s)))
         specials = sum(c > 9 for c in codes)
         if specials > 1:
-            raise ValueError(f"{where} has {specials} Jolly/Exagon areas; a tile may have at most one")
+            raise ValueError(_(
+                "{where} has {specials} Jolly/Exagon areas; a tile may have at most one"
+            ).format(where=_tile_name(tid), specials=specials))
         total = sum(c for c in codes if c <= 9)
         star = need(tile, "star", int, where)
         if star != total:
-            raise ValueError(f"{where}: star {star} is not the sum of its numbers ({total})")
+            raise ValueError(_(
+                "{where}: star {star} is not the sum of its numbers ({total})"
+            ).format(where=_tile_name(tid), star=star, total=total))
         points = need(tile, "star_points", int, where)
         if not 0 <= points <= 6:
-            raise ValueError(f"{where}: star_points must be 0 to 6, not {points}")
+            raise ValueError(_("{where}: star_points must be 0 to 6, not {points}").format(
+                where=_tile_name(tid), points=points))
         shape = _canonical(tuple(codes))
         if as_set and shape in shapes:
-            raise ValueError(f"tiles {shapes[shape]} and {tid} are the same tile (up to rotation)")
+            raise ValueError(_(
+                "tiles {other} and {tid} are the same tile (up to rotation)"
+            ).format(other=shapes[shape], tid=tid))
         shapes[shape] = tid
         out.append({"id": tid, "sides": list(sides), "star": star, "star_points": points})
     if as_set and players is not None and len(out) < players:
-        raise ValueError(f"{len(out)} tiles are not enough for {players} players (at least one each)")
+        raise ValueError(_(
+            "{count} tiles are not enough for {players} players (at least one each)"
+        ).format(count=len(out), players=players))
     return out
 
 
@@ -247,30 +268,36 @@ def load_tiles(value: Any, players: int | None = None) -> list[dict[str, Any]]:
     if isinstance(value, str):
         text = value.strip()
         if text.startswith(("[", "{")):
-            source = "the tiles JSON text"
+            source = _("the tiles JSON text")
             if len(text) > MAX_TILES_BYTES:
-                raise ValueError(f"{source} has {len(text)} characters; at most {MAX_TILES_BYTES}")
+                raise ValueError(_(
+                    "{source} has {count} characters; at most {max_tiles_bytes}"
+                ).format(source=source, count=len(text), max_tiles_bytes=MAX_TILES_BYTES))
         else:
             path = Path(value)
-            source = f"tiles file {str(path)!r}"
+            source = _("tiles file {path}").format(path=repr(str(path)))
             try:
                 with path.open("rb") as f:
                     raw = f.read(MAX_TILES_BYTES + 1)  # never more: a huge file costs nothing
                 if len(raw) > MAX_TILES_BYTES:
-                    raise ValueError(f"{source} is too big: a tiles file holds at most {MAX_TILES_BYTES} bytes")
+                    raise ValueError(_(
+                        "{source} is too big: a tiles file holds at most {max_tiles_bytes} bytes"
+                    ).format(source=source, max_tiles_bytes=MAX_TILES_BYTES))
                 text = raw.decode("utf-8")
             except FileNotFoundError:
-                raise ValueError(f"{source} not found") from None
+                raise ValueError(_("{source} not found").format(source=source)) from None
             except IsADirectoryError:
-                raise ValueError(f"{source} is a directory, not a file") from None
+                raise ValueError(_("{source} is a directory, not a file").format(source=source)) from None
             except (OSError, UnicodeDecodeError) as exc:
-                raise ValueError(f"cannot read {source}: {exc}") from None
+                raise ValueError(_("cannot read {source}: {exc}").format(source=source, exc=exc)) from None
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{source} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+            raise ValueError(_(
+                "{source} is not valid JSON: {error} (line {line})"
+            ).format(source=source, error=exc.msg, line=exc.lineno)) from None
         except RecursionError:
-            raise ValueError(f"{source} is nested too deeply to be a tile list") from None
+            raise ValueError(_("{source} is nested too deeply to be a tile list").format(source=source)) from None
     if isinstance(value, Mapping) and "tiles" in value:
         value = value["tiles"]
     if isinstance(value, tuple):
@@ -286,13 +313,13 @@ def _resolve_tiles(value: Any, resolved: Mapping[str, Any]) -> list[dict[str, An
     return load_tiles(value, resolved.get("players"))
 
 
-def _resolve_clock(value: Any, _: Mapping[str, Any]) -> float | int | None:
+def _resolve_clock(value: Any, _resolved: Mapping[str, Any]) -> float | int | None:
     if isinstance(value, str):
         value = parse_option_text(value)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"expected a positive number of seconds or null, got {value!r}")
+        raise ValueError(_("expected a positive number of seconds or null, got {value}").format(value=repr(value)))
     return value
 
 
@@ -896,10 +923,13 @@ class ExagonState(State):
         if off is not None:
             t, q, r, rot = off
             text = json.dumps({"place": {"tile": g.ids[t], "at": [q, r], "rot": rot}})
-            return f"{text} is not legal: the cell [{q}, {r}] is too far from the table for any tile to reach it"
+            return _("{action} is not legal: the cell [{q}, {r}] is too far from the table for any tile to reach "
+                     "it").format(action=text, q=q, r=r)
         if action == g.timeout_action and self.phase in (OPENING, TURN):
-            why = "this game has no clock" if g.hourglass is None else "the opening steps have no clock"
-            return f'{{"timeout": true}} is not accepted now: {why}'
+            if g.hourglass is None:
+                return _('{action} is not accepted now: this game has no clock').format(action='{"timeout": true}')
+            return _('{action} is not accepted now: the opening steps have no clock').format(
+                action='{"timeout": true}')
         return super().illegal_message(action)
 
     def _apply(self, action: Action) -> None:
@@ -978,7 +1008,7 @@ class ExagonState(State):
         cand = self.cand
         cand.pop(c, None)
         conn = 0
-        for _, nc in self.game.nbrs[c]:
+        for _side, nc in self.game.nbrs[c]:
             if nc in board:
                 conn += 1
             else:
@@ -1363,13 +1393,13 @@ class ExagonState(State):
                 owner[t] = seat
         for t in lay.aside:
             owner[t] = ASIDE
-        for t, _, _ in lay.table:
+        for t, _at, _rot in lay.table:
             owner[t] = IN_TABLE
         s.owner = owner
         s.hands, s.aside, s.table, s.board = lay.hands, lay.aside, lay.table, lay.board
         s.cand = {}
         for c in lay.board:
-            for _, nc in g.nbrs[c]:
+            for _side, nc in g.nbrs[c]:
                 if nc not in lay.board and nc not in s.cand:
                     s.cand[nc] = s._cell_cands(nc)
         s.dealt = dealt + (1 if phase != DEAL and g.leftover == 1 and lay.table else 0)

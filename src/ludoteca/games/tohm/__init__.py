@@ -49,7 +49,7 @@ from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State, as_action_int
-from ludoteca.core.i18n import N_
+from ludoteca.core.i18n import N_, _
 from ludoteca.core.jsonutil import need_int, per_seat
 from ludoteca.core.options import Option, as_int
 from ludoteca.core.shape import read
@@ -118,26 +118,28 @@ def _read_layout_file(path: str | os.PathLike[str]) -> Any:
         with p.open("rb") as f:
             raw = f.read(MAX_LAYOUT_BYTES + 1)  # never more: a huge file costs nothing
         if len(raw) > MAX_LAYOUT_BYTES:
-            raise ValueError(
-                f"layout file {str(p)!r} is too big: a layout file holds at most {MAX_LAYOUT_BYTES} bytes "
-                f"(a grid of at most {MAX_SIDE}x{MAX_SIDE})"
-            )
+            raise ValueError(_(
+                "layout file {path} is too big: a layout file holds at most {max_layout_bytes} bytes (a "
+                "grid of at most {max_side}x{max_side})"
+            ).format(path=repr(str(p)), max_layout_bytes=MAX_LAYOUT_BYTES, max_side=MAX_SIDE))
         text = raw.decode("utf-8")
     except FileNotFoundError:
-        raise ValueError(f"layout file {str(p)!r} not found") from None
+        raise ValueError(_("layout file {path} not found").format(path=repr(str(p)))) from None
     except IsADirectoryError:
-        raise ValueError(f"layout file {str(p)!r} is a directory, not a file") from None
+        raise ValueError(_("layout file {path} is a directory, not a file").format(path=repr(str(p)))) from None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ValueError(f"cannot read layout file {str(p)!r}: {reason}") from None
+        raise ValueError(_(
+            "cannot read layout file {path}: {reason}"
+        ).format(path=repr(str(p)), reason=reason)) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"layout file {str(p)!r} is not valid JSON: {exc.msg} (line {exc.lineno})"
-        ) from None
+        raise ValueError(_(
+            "layout file {path} is not valid JSON: {error} (line {line})"
+        ).format(path=repr(str(p)), error=exc.msg, line=exc.lineno)) from None
     except RecursionError:
-        raise ValueError(f"layout file {str(p)!r} is nested too deeply to be a grid") from None
+        raise ValueError(_("layout file {path} is nested too deeply to be a grid").format(path=repr(str(p)))) from None
 
 
 def parse_layout(value: Any, resolved: Mapping[str, Any]) -> list[list[int]]:
@@ -152,30 +154,32 @@ def parse_layout(value: Any, resolved: Mapping[str, Any]) -> list[list[int]]:
         value = _read_layout_file(value)
     elif isinstance(value, str):
         if len(value) > MAX_LAYOUT_BYTES:
-            raise ValueError(
-                f"layout text has {len(value)} characters; at most {MAX_LAYOUT_BYTES} "
-                f"(a grid of at most {MAX_SIDE}x{MAX_SIDE})"
-            )
+            raise ValueError(_(
+                "layout text has {count} characters; at most {max_layout_bytes} (a grid of at most "
+                "{max_side}x{max_side})"
+            ).format(count=len(value), max_layout_bytes=MAX_LAYOUT_BYTES, max_side=MAX_SIDE))
         text = value.strip()
         if text.startswith(("[", "{")):
             try:
                 value = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"layout text is not valid JSON: {exc.msg}") from None
+                raise ValueError(_("layout text is not valid JSON: {error}").format(error=exc.msg)) from None
             except RecursionError:
-                raise ValueError("layout text is nested too deeply to be a grid") from None
+                raise ValueError(_("layout text is nested too deeply to be a grid")) from None
         elif not text:
-            raise ValueError("layout is an empty string; give a grid, JSON text or a file path")
+            raise ValueError(_("layout is an empty string; give a grid, JSON text or a file path"))
         else:
             value = _read_layout_file(text)
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
         shape = getattr(value, "shape", None)
         if isinstance(shape, tuple) and any(isinstance(k, int) and k > MAX_SIDE for k in shape):
-            raise ValueError(f"a layout has at most {MAX_SIDE} rows and {MAX_SIDE} columns, not {shape}")
+            raise ValueError(_(
+                "a layout has at most {max_side} rows and {max_side} columns, not {shape}"
+            ).format(max_side=MAX_SIDE, shape=shape))
         value = value.tolist()  # e.g. a numpy array
     if isinstance(value, Mapping):
         if "layout" not in value:
-            raise ValueError("a layout given as a JSON object needs a 'layout' key holding the grid")
+            raise ValueError(_("a layout given as a JSON object needs a 'layout' key holding the grid"))
         value = value["layout"]
     return validate_grid(value)
 
@@ -185,33 +189,39 @@ def validate_grid(grid: Any) -> list[list[int]]:
 
     Sizes are checked before any row is copied, so an oversized grid costs nothing."""
     if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence):
-        raise ValueError(
-            f"a layout is a grid (a list of rows of numbers 3-6), JSON text or a file path, not {_short(grid)}"
-        )
+        raise ValueError(_(
+            "a layout is a grid (a list of rows of numbers 3-6), JSON text or a file path, not {value}"
+        ).format(value=_short(grid)))
     if len(grid) < 3:
-        raise ValueError(f"a layout needs at least 3 rows, got {len(grid)}")
+        raise ValueError(_("a layout needs at least 3 rows, got {count}").format(count=len(grid)))
     if len(grid) > MAX_SIDE:
-        raise ValueError(f"a layout has at most {MAX_SIDE} rows, got {len(grid)}")
+        raise ValueError(_(
+            "a layout has at most {max_side} rows, got {count}"
+        ).format(max_side=MAX_SIDE, count=len(grid)))
     rows = list(grid)
     out: list[list[int]] = []
     width: int | None = None
     for r, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not isinstance(row, Sequence):
-            raise ValueError(f"layout row {r} must be a list of numbers, not {_short(row)}")
+            raise ValueError(_("layout row {r} must be a list of numbers, not {value}").format(r=r, value=_short(row)))
         if len(row) > MAX_SIDE:
-            raise ValueError(f"a layout has at most {MAX_SIDE} columns, but row {r} has {len(row)}")
+            raise ValueError(_(
+                "a layout has at most {max_side} columns, but row {r} has {length}"
+            ).format(max_side=MAX_SIDE, r=r, length=len(row)))
         row = list(row)
         if width is None:
             width = len(row)
             if width < 3:
-                raise ValueError(f"a layout needs at least 3 columns, got {width}")
+                raise ValueError(_("a layout needs at least 3 columns, got {width}").format(width=width))
         elif len(row) != width:
-            raise ValueError(
-                f"the layout is not rectangular: row 0 has {width} cells but row {r} has {len(row)}"
-            )
+            raise ValueError(_(
+                "the layout is not rectangular: row 0 has {width} cells but row {r} has {length}"
+            ).format(width=width, r=r, length=len(row)))
         for c, x in enumerate(row):
             if isinstance(x, bool) or not isinstance(x, int) or not 3 <= x <= 6:
-                raise ValueError(f"layout cell [{r}, {c}] must be a number from 3 to 6, not {x!r}")
+                raise ValueError(_(
+                    "layout cell [{r}, {c}] must be a number from 3 to 6, not {x}"
+                ).format(r=r, c=c, x=repr(x)))
         out.append(row)
     return out
 
