@@ -6,12 +6,15 @@
 * ``fast``: ``state.apply_unchecked`` — the path search and simulation use (no checks, no events);
 * ``checked``: ``state.apply_action`` — checks legality and builds the action's events (what
   the web and the terminal use);
+* ``compiled`` (TOHM, when its extension is built: docs/compiled.md): random playouts in C
+  (``ludoteca.games.tohm.compiled``), same rules, its own generator; ``x`` = compiled / fast;
 * ``REV`` (with ``--against``): that git revision's ``apply_unchecked`` if it has one, else its
   ``apply_action``, run in a subprocess from ``git archive`` of the revision, alternating
   with this tree's runs so that machine noise hits both alike. ``ratio`` = fast / REV.
 
 Speeds are actions per CPU second (``time.process_time``), the best of ``--repeat`` runs.
 Floors (issue 2): exactly >= 50,000 actions/s, TOHM >= 100,000, TRI >= 20,000, EXAGON >= 5,000.
+Compiled target (issue 15): >= 10x the fast path.
 """
 
 from __future__ import annotations
@@ -57,6 +60,33 @@ def measure(name: str, players: int, seconds: float, path: str, seed: int = 0) -
     return actions / (time.process_time() - start)
 
 
+def compiled_engine(name: str) -> bool:
+    """True when ``name`` has a compiled engine that is built (TOHM only, today)."""
+    if name != "tohm":
+        return False
+    from ludoteca.games.tohm import compiled
+
+    return compiled.available()
+
+
+def measure_compiled(name: str, players: int, seconds: float, seed: int = 0) -> float:
+    """Actions per CPU second of random playouts in the compiled engine, from the initial state
+    (batches of playouts in C, doubled until ``seconds`` of CPU time are spent)."""
+    import ludoteca
+    from ludoteca.games.tohm import TohmGame, compiled
+
+    game = ludoteca.load_game(name, players=players)
+    assert isinstance(game, TohmGame)
+    state = compiled.CompiledState.initial(game)
+    actions, batch = 0, 16
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        actions += state.playout_actions(batch, seed)
+        seed += 1
+        batch *= 2
+    return actions / (time.process_time() - start)
+
+
 def other_revision(rev: str) -> Path:
     """``git archive`` of ``rev``'s src/ into a temporary folder; returns that src folder."""
     out = Path(tempfile.mkdtemp(prefix="ludoteca-rev-"))
@@ -87,14 +117,19 @@ def main() -> None:
     src = other_revision(args.against) if args.against else None
     for name in args.games.split(","):
         for players in PLAYERS[name]:
-            fast, checked, other = [], [], []
+            fast, checked, other, comp = [], [], [], []
             for _ in range(args.repeat):
                 fast.append(measure(name, players, args.seconds, "fast"))
                 checked.append(measure(name, players, args.seconds, "checked"))
+                if compiled_engine(name):
+                    comp.append(measure_compiled(name, players, args.seconds))
                 if src is not None:
                     other.append(measure_in(src, name, players, args.seconds))
             row: dict[str, object] = {"game": name, "players": players, "fast": round(max(fast)),
                                       "checked": round(max(checked))}
+            if comp:
+                row["compiled"] = round(max(comp))
+                row["x"] = round(max(comp) / max(fast), 1)
             if src is not None:
                 row[args.against] = round(max(other))
                 row["ratio"] = round(max(fast) / max(other), 3)

@@ -1,0 +1,49 @@
+"""Build hook for the optional compiled engines (issue 15); everything else is in pyproject.toml.
+
+``pip install -e .`` (``scripts/setup``) compiles ``src/ludoteca/games/tohm/_compiled.pyx`` with
+Cython (a build requirement) and the system C compiler. The extension is optional: without a
+compiler (or without Cython) ludoteca still installs and uses the Python engines, with one warning
+(``ludoteca.games.tohm.compiled.available()`` is then False). See docs/compiled.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from setuptools import Extension, setup  # type: ignore[import-untyped]
+from setuptools.command.build_ext import build_ext  # type: ignore[import-untyped]
+
+
+class optional_build_ext(build_ext):  # type: ignore[misc]
+    """``build_ext`` where any failure to build an extension skips it instead of failing the
+    install (``optional=True`` covers compiler errors only)."""
+
+    def build_extension(self, ext: Any) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:
+            print(f"ludoteca: {ext.name} not built ({exc}); the Python engine will be used", flush=True)
+
+
+SOURCES = {"ludoteca.games.tohm._compiled": "src/ludoteca/games/tohm/_compiled.pyx"}
+
+
+def ext_modules() -> list[Extension]:
+    try:
+        from Cython.Build import cythonize  # type: ignore[import-not-found]
+    except ImportError:  # no Cython: the Python engines only
+        print("ludoteca: Cython is not installed; the compiled engines are not built", flush=True)
+        return []
+    exts = [Extension(name, [src], optional=True, extra_compile_args=["-O3"]) for name, src in SOURCES.items()]
+    try:
+        # the generated .c files go to build/ (ignored by git), never next to the .pyx
+        built = list(cythonize(exts, build_dir="build/cython", quiet=True, language_level=3))
+    except Exception as exc:  # a broken .pyx must not break the install: Python engines only
+        print(f"ludoteca: the compiled engines are not built (Cython failed: {exc})", flush=True)
+        return []
+    for ext in built:
+        ext.optional = True  # cythonize() drops the flag: an uncompiled extension is skipped, not copied
+    return built
+
+
+setup(ext_modules=ext_modules(), cmdclass={"build_ext": optional_build_ext})

@@ -1,0 +1,435 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""TOHM compiled (Cython): the same rules as ``ludoteca.games.tohm`` on C arrays, and a random
+playout loop in C. Built by ``setup.py`` (optional); used through ``ludoteca.games.tohm.compiled``.
+
+The Python engine (``__init__.py``) is the readable reference: every function here mirrors one
+there (``_legal_actions``, ``_apply``, ``_score``, ``returns``) and ``tests/test_compiled_tohm.py``
+proves them equal. Phases, action ids and the board encoding are the Python engine's.
+"""
+
+from libc.stdint cimport uint64_t, uint32_t
+
+cdef enum:
+    MAXC = 100      # most cells (MAX_SIDE 10 x 10)
+    MAXP = 5        # most players
+    NTOKENS = 5
+    NTROPHIES = 10
+    P_ROLL = 0
+    P_ACT = 1
+    P_OVER = 2
+    CUR_CHANCE = -1
+    CUR_TERMINAL = -4
+
+MAX_CELLS = MAXC
+MAX_PLAYERS = MAXP
+
+
+cdef struct Gm:
+    int rows
+    int cols
+    int n          # cells
+    int players
+    int turn_limit
+    int remove0
+    int move0
+    int pass_id
+    int numbers[MAXC]
+
+
+cdef struct St:
+    int board[MAXC]      # -1 empty, else the owner's seat
+    int supply[MAXP]
+    int trophies[MAXP]
+    int filled
+    int trophies_left
+    int to_move
+    int phase
+    int roll             # 0 = none (Python None)
+    int turn
+    int cur
+    # the counters of State.counters()
+    int n_tris
+    int n_tris_others
+    int n_trophies
+    int n_removes
+    int n_moves
+    int n_places
+    int n_passes
+
+
+# --- the random number generator: SplitMix64 (Steele, Lea & Flood 2014) -----------------------
+# Fast, 64-bit state, passes BigCrush; a seed fixes the whole run. A draw in [0, m) is Lemire's
+# multiply-shift of the high 32 bits (bias below m / 2**32: m <= 9,900 here, so < 3e-6).
+
+cdef inline uint64_t _next(uint64_t* s) noexcept nogil:
+    s[0] += <uint64_t>0x9E3779B97F4A7C15
+    cdef uint64_t z = s[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef inline int _below(uint64_t* s, int m) noexcept nogil:
+    return <int>(((_next(s) >> 32) * <uint64_t>m) >> 32)
+
+
+# --- the rules (mirror of TohmState) ------------------------------------------------------------
+
+cdef inline void _score(const Gm* g, St* s, int i, int owner, int mover) noexcept nogil:
+    """Tris through cell ``i`` just filled by a token of ``owner`` (TohmState._score)."""
+    cdef int cols = g.cols
+    cdef int r = i // cols
+    cdef int c = i - r * cols
+    cdef int lo = c, hi = c, up = r, dn = r
+    cdef int* b = s.board
+    while lo > 0 and b[i - (c - lo) - 1] == owner:
+        lo -= 1
+    while hi < cols - 1 and b[i + (hi - c) + 1] == owner:
+        hi += 1
+    while up > 0 and b[(up - 1) * cols + c] == owner:
+        up -= 1
+    while dn < g.rows - 1 and b[(dn + 1) * cols + c] == owner:
+        dn += 1
+    cdef int tris = 0
+    cdef int k = 0
+    cdef int x
+    if hi - lo + 1 >= 3:
+        tris += 1
+        for x in range(lo, hi + 1):
+            b[r * cols + x] = -1
+        k += hi - lo + 1
+    if dn - up + 1 >= 3:
+        tris += 1
+        for x in range(up, dn + 1):
+            b[x * cols + c] = -1
+        k += dn - up + 1
+        if hi - lo + 1 >= 3:
+            k -= 1          # the shared cell goes back once
+    if tris == 0:
+        return
+    s.supply[owner] += k
+    s.filled -= k
+    cdef int given = tris if tris <= s.trophies_left else s.trophies_left
+    s.trophies[owner] += given
+    s.trophies_left -= given
+    s.n_tris += tris
+    s.n_trophies += given
+    if owner != mover:
+        s.n_tris_others += tris
+
+
+cdef inline void _apply(const Gm* g, St* s, int action) noexcept nogil:
+    """TohmState._apply: ``action`` must be legal."""
+    if s.phase == P_ROLL:
+        s.roll = action
+        s.phase = P_ACT
+        s.cur = s.to_move
+        return
+    cdef int p = s.to_move
+    cdef int i, f, t, owner
+    cdef int* b = s.board
+    if action < g.remove0:          # place
+        i = action - 7
+        b[i] = p
+        s.supply[p] -= 1
+        s.filled += 1
+        s.n_places += 1
+        _score(g, s, i, p, p)
+    elif action < g.move0:          # remove
+        i = action - g.remove0
+        s.supply[b[i]] += 1
+        b[i] = -1
+        s.filled -= 1
+        s.n_removes += 1
+    elif action < g.pass_id:        # move
+        f = (action - g.move0) // g.n
+        t = (action - g.move0) - f * g.n
+        owner = b[f]
+        b[f] = -1
+        b[t] = owner
+        s.n_moves += 1
+        _score(g, s, t, owner, p)
+    else:
+        s.n_passes += 1
+    s.roll = 0
+    s.turn += 1
+    if s.trophies_left == 0 or s.turn >= g.turn_limit:
+        s.phase = P_OVER
+        s.cur = CUR_TERMINAL
+    else:
+        p += 1
+        if p == g.players:
+            p = 0
+        s.to_move = p
+        s.phase = P_ROLL
+        s.cur = CUR_CHANCE
+
+
+cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
+    """TohmState._legal_actions into ``out`` (room for MAXC * MAXC ids); returns the count."""
+    cdef int k = 0, i, f, t, d, ne
+    cdef int empty[MAXC]
+    if s.phase == P_ROLL:
+        for i in range(6):
+            out[i] = i + 1
+        return 6
+    if s.phase == P_OVER:
+        return 0
+    d = s.roll
+    if d >= 3:
+        if s.supply[s.to_move]:
+            for i in range(g.n):
+                if g.numbers[i] == d and s.board[i] < 0:
+                    out[k] = 7 + i
+                    k += 1
+            if k:
+                return k
+        out[0] = g.pass_id
+        return 1
+    if d == 1:
+        if s.filled:
+            for i in range(g.n):
+                if s.board[i] >= 0:
+                    out[k] = g.remove0 + i
+                    k += 1
+            return k
+        out[0] = g.pass_id
+        return 1
+    if 0 < s.filled < g.n:
+        ne = 0
+        for i in range(g.n):
+            if s.board[i] < 0:
+                empty[ne] = i
+                ne += 1
+        for f in range(g.n):
+            if s.board[f] >= 0:
+                for t in range(ne):
+                    out[k] = g.move0 + f * g.n + empty[t]
+                    k += 1
+        return k
+    out[0] = g.pass_id
+    return 1
+
+
+cdef int _random_action(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
+    """A uniformly random legal action (a fair die at a roll), without listing the actions:
+    the same distribution as ``legal[randrange(len(legal))]`` over :func:`_legal`'s list."""
+    cdef int d, i, k, m, ne, nf, j, f, t
+    if s.phase == P_ROLL:
+        return 1 + _below(rng, 6)
+    d = s.roll
+    if d >= 3:
+        if s.supply[s.to_move]:
+            m = 0
+            for i in range(g.n):
+                if g.numbers[i] == d and s.board[i] < 0:
+                    m += 1
+            if m:
+                k = _below(rng, m)
+                for i in range(g.n):
+                    if g.numbers[i] == d and s.board[i] < 0:
+                        if k == 0:
+                            return 7 + i
+                        k -= 1
+        return g.pass_id
+    nf = s.filled
+    if d == 1:
+        if nf:
+            k = _below(rng, nf)
+            for i in range(g.n):
+                if s.board[i] >= 0:
+                    if k == 0:
+                        return g.remove0 + i
+                    k -= 1
+        return g.pass_id
+    ne = g.n - nf
+    if nf > 0 and ne > 0:
+        k = _below(rng, nf * ne)
+        j = k // ne            # the j-th filled cell ...
+        k = k - j * ne         # ... to the k-th empty cell (the order of _legal)
+        f = -1
+        t = -1
+        for i in range(g.n):
+            if s.board[i] >= 0:
+                if j == 0 and f < 0:
+                    f = i
+                j -= 1
+            else:
+                if k == 0 and t < 0:
+                    t = i
+                k -= 1
+        return g.move0 + f * g.n + t
+    return g.pass_id
+
+
+cdef inline int _playout(const Gm* g, St* s, uint64_t* rng) noexcept nogil:
+    """Play ``s`` to the end at random; returns the number of actions."""
+    cdef int count = 0
+    while s.phase != P_OVER:
+        _apply(g, s, _random_action(g, s, rng))
+        count += 1
+    return count
+
+
+cdef list _returns(const Gm* g, const St* s):
+    cdef int p, best = -1, nwin = 0
+    if s.phase != P_OVER:
+        return [0.0] * g.players
+    for p in range(g.players):
+        if s.trophies[p] > best:
+            best = s.trophies[p]
+    for p in range(g.players):
+        if s.trophies[p] == best:
+            nwin += 1
+    cdef double share = 1.0 / nwin
+    return [share if s.trophies[p] == best else 0.0 for p in range(g.players)]
+
+
+# --- the Python face --------------------------------------------------------------------------
+
+cdef class CState:
+    """A TOHM position in C. Build it with :meth:`load` (the wrapper does: ``compiled.py``)."""
+
+    cdef Gm g
+    cdef St s
+    cdef public long long last_actions
+
+    def __init__(self, int rows, int cols, numbers, int players, int turn_limit):
+        if not (3 <= rows and 3 <= cols and rows * cols <= MAXC):
+            raise ValueError(f"board {rows}x{cols} is beyond the compiled engine ({MAXC} cells)")
+        if not 2 <= players <= MAXP:
+            raise ValueError(f"{players} players is beyond the compiled engine (2 to {MAXP})")
+        if len(numbers) != rows * cols:
+            raise ValueError("numbers must hold rows * cols cells")
+        cdef int n = rows * cols
+        self.g.rows = rows
+        self.g.cols = cols
+        self.g.n = n
+        self.g.players = players
+        self.g.turn_limit = turn_limit
+        self.g.remove0 = 7 + n
+        self.g.move0 = 7 + 2 * n
+        self.g.pass_id = 7 + 2 * n + n * n
+        cdef int i
+        for i in range(n):
+            self.g.numbers[i] = numbers[i]
+        for i in range(n):
+            self.s.board[i] = -1
+        for i in range(MAXP):
+            self.s.supply[i] = NTOKENS if i < players else 0
+            self.s.trophies[i] = 0
+        self.s.filled = 0
+        self.s.trophies_left = NTROPHIES
+        self.s.to_move = 0
+        self.s.phase = P_ROLL
+        self.s.roll = 0
+        self.s.turn = 0
+        self.s.cur = CUR_CHANCE
+        self.s.n_tris = self.s.n_tris_others = self.s.n_trophies = 0
+        self.s.n_removes = self.s.n_moves = self.s.n_places = self.s.n_passes = 0
+        self.last_actions = 0
+
+    def load(self, board, supply, trophies, int trophies_left, int to_move, int phase, roll, int turn,
+             counters=None):
+        """Set the position (fields of ``TohmState``; ``roll`` None or a face; counters a tuple of
+        tris, tris_for_others, trophies_given, removes, moves, places, passes)."""
+        cdef int i
+        cdef int filled = 0
+        for i in range(self.g.n):
+            self.s.board[i] = board[i]
+            if board[i] >= 0:
+                filled += 1
+        for i in range(self.g.players):
+            self.s.supply[i] = supply[i]
+            self.s.trophies[i] = trophies[i]
+        self.s.filled = filled
+        self.s.trophies_left = trophies_left
+        self.s.to_move = to_move
+        self.s.phase = phase
+        self.s.roll = 0 if roll is None else roll
+        self.s.turn = turn
+        self.s.cur = CUR_CHANCE if phase == P_ROLL else (to_move if phase == P_ACT else CUR_TERMINAL)
+        if counters is not None:
+            (self.s.n_tris, self.s.n_tris_others, self.s.n_trophies, self.s.n_removes, self.s.n_moves,
+             self.s.n_places, self.s.n_passes) = counters
+
+    def fields(self):
+        """``(board, supply, trophies, trophies_left, to_move, phase, roll, turn, counters)``."""
+        cdef int i
+        return ([self.s.board[i] for i in range(self.g.n)],
+                [self.s.supply[i] for i in range(self.g.players)],
+                [self.s.trophies[i] for i in range(self.g.players)],
+                self.s.trophies_left, self.s.to_move, self.s.phase,
+                None if self.s.roll == 0 else self.s.roll, self.s.turn,
+                (self.s.n_tris, self.s.n_tris_others, self.s.n_trophies, self.s.n_removes, self.s.n_moves,
+                 self.s.n_places, self.s.n_passes))
+
+    def copy(self):
+        cdef CState c = CState.__new__(CState)
+        c.g = self.g
+        c.s = self.s
+        c.last_actions = 0
+        return c
+
+    def current_player(self):
+        return self.s.cur
+
+    def is_terminal(self):
+        return self.s.phase == P_OVER
+
+    def is_chance_node(self):
+        return self.s.phase == P_ROLL
+
+    def legal_actions(self):
+        cdef int buf[MAXC * MAXC]
+        cdef int k = _legal(&self.g, &self.s, buf)
+        cdef int i
+        return [buf[i] for i in range(k)]
+
+    def chance_outcomes(self):
+        if self.s.phase != P_ROLL:
+            return []
+        return [(d, 1.0 / 6.0) for d in range(1, 7)]
+
+    def apply(self, int action):
+        """Play a legal ``action`` (unchecked: the caller checks)."""
+        _apply(&self.g, &self.s, action)
+
+    def returns(self):
+        return _returns(&self.g, &self.s)
+
+    def sample_action(self, unsigned long long seed):
+        """The action the playout loop would play here with this seed (tests: it is legal, and
+        uniform over the legal actions)."""
+        cdef uint64_t rng = seed
+        if self.s.phase == P_OVER:
+            raise ValueError("the game is over")
+        return _random_action(&self.g, &self.s, &rng)
+
+    def playouts(self, long long n, unsigned long long seed):
+        """``n`` random playouts from this position (unchanged), seeded: their returns.
+        ``last_actions`` is set to the actions played in all."""
+        cdef uint64_t rng = seed
+        cdef St work
+        cdef long long j, total = 0
+        out = []
+        for j in range(n):
+            work = self.s
+            with nogil:
+                total += _playout(&self.g, &work, &rng)
+            out.append(_returns(&self.g, &work))
+        self.last_actions = total
+        return out
+
+    def playout_actions(self, long long n, unsigned long long seed):
+        """``n`` random playouts from this position (unchanged), returning only the number of
+        actions played (for benchmarks: no Python object per playout)."""
+        cdef uint64_t rng = seed
+        cdef St work
+        cdef long long j, total = 0
+        with nogil:
+            for j in range(n):
+                work = self.s
+                total += _playout(&self.g, &work, &rng)
+        self.last_actions = total
+        return total
