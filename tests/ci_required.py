@@ -2,7 +2,8 @@
 
 Outside CI, a test marked ``browser`` (needs Debian's Chromium and playwright), ``postgres``
 (needs a PostgreSQL server), ``redis`` (needs Debian's redis-server and the redis package) or
-``nginx`` (needs Debian's nginx) is skipped when what it needs is missing, so a developer can run
+``nginx`` (needs Debian's nginx) or ``compiled`` (needs a compiled engine, built by ``pip install -e .``
+with the system C compiler) is skipped when what it needs is missing, so a developer can run
 the suite anywhere. Under ``CI=true`` such a skip would let a run pass without testing those
 parts, so the skip is turned into a failure that says what is missing. A test module of
 :data:`REQUIRED_MODULES` skipped as a whole (``pytest.importorskip`` at module level) fails too.
@@ -18,10 +19,10 @@ from typing import Any
 
 import pytest
 
-REQUIRED_IN_CI = ("browser", "postgres", "redis", "nginx")
+REQUIRED_IN_CI = ("browser", "postgres", "redis", "nginx", "compiled")
 """Markers of the tests that must run, not skip, under CI."""
 REQUIRED_MODULES = ("tests/browser/", "tests/test_web_postgres.py", "tests/test_web_bus.py",
-                    "tests/test_web_leases.py", "tests/test_proxy.py")
+                    "tests/test_web_leases.py", "tests/test_proxy.py", "tests/test_cluster_e2e.py")
 """Test files (path suffixes or folders) that must not be skipped as a whole under CI."""
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import math
+import os
 import socket
 from typing import Any
 
@@ -24,6 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="directory of the SQLite database (default ./data)")
     parser.add_argument("--database", metavar="URL", default=None,
                         help="SQLAlchemy URL instead of SQLite, e.g. postgresql+psycopg://user:pw@host/db")
+    parser.add_argument("--redis", metavar="URL", default=None,
+                        help="Redis URL (redis://host:6379/0) through which several workers share their tables' "
+                             "news; needed with --workers above 1 (docs/web.md, 'Several workers')")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="worker processes sharing this address (default 1); more than 1 needs PostgreSQL "
+                             "(--database) and --redis; a worker that dies is restarted")
+    parser.add_argument("--drain", type=float, default=None, metavar="SECONDS",
+                        help="on SIGTERM, seconds a worker answers /readyz with 503 and refuses new websockets "
+                             "before it hands its tables over and stops (default 1 with --redis, else 0)")
     parser.add_argument("--ai-delay", type=float, default=0.6,
                         help="seconds an AI seat waits before moving, so people can follow (default 0.6)")
     parser.add_argument("--ai-workers", type=int, default=1,
@@ -62,28 +74,51 @@ def run(args: argparse.Namespace) -> int:
     browser is translated for that browser."""
     use_language(args.lang)
     try:
-        sock, app = _open(args)
+        sock, app, settings = _open(args)
+        if args.workers > 1:
+            try:
+                _prepare_schema(settings)
+            except UsageError:
+                sock.close()
+                raise
         host, port = sock.getsockname()[:2]
         shown = f"[{host}]" if sock.family == socket.AF_INET6 else host
         print(_("ludoteca serving on {url}  (database: {database})").format(
             url=f"http://{shown}:{port}/", database=_safe_url(app.state.database_url)), flush=True)
+        if args.workers > 1:
+            print(_("{n} workers, news through Redis at {redis}").format(
+                n=args.workers, redis=_safe_url(args.redis)), flush=True)
     finally:
         hook.install(None)
     import uvicorn
 
-    config = uvicorn.Config(app, log_level=args.log_level, ws_max_size=1024 * 1024, ws_per_message_deflate=False,
-                            lifespan="on", timeout_graceful_shutdown=3)
-    server = uvicorn.Server(config)
-    server.run(sockets=[sock])
+    common: dict[str, Any] = {"log_level": args.log_level, "ws_max_size": 1024 * 1024,
+                              "ws_per_message_deflate": False, "lifespan": "on", "timeout_graceful_shutdown": 3}
+    if args.workers == 1:
+        uvicorn.Server(uvicorn.Config(app, **common)).run(sockets=[sock])
+        return 0
+    # Several processes on one socket: uvicorn's supervisor starts each worker (importing the
+    # factory, which reads the settings from the environment), restarts one that dies, and
+    # passes SIGTERM/SIGINT on to all of them.
+    from uvicorn.supervisors import Multiprocess
+
+    from ludoteca.web.launch import SETTINGS_ENV
+
+    del app  # the workers build their own
+    os.environ[SETTINGS_ENV] = json.dumps(settings)
+    config = uvicorn.Config("ludoteca.web.launch:factory", factory=True, workers=args.workers, **common)
+    Multiprocess(config, sockets=[sock]).run()
+    sock.close()
     return 0
 
 
-def _open(args: argparse.Namespace) -> tuple[socket.socket, Any]:
-    """The listening socket and the application, or a UsageError saying what is wrong."""
+def _open(args: argparse.Namespace) -> tuple[socket.socket, Any, dict[str, Any]]:
+    """The listening socket, the application and its settings (launch.build_app), or a UsageError
+    saying what is wrong."""
     try:  # the web extra is optional: imported here to say so clearly when it is missing
         import uvicorn  # noqa: F401
 
-        from ludoteca.web.app import create_app
+        from ludoteca.web.launch import build_app
     except ImportError as exc:
         raise UsageError(_("the web server needs the 'web' extra ({module} is missing): "
                            "pip install 'ludoteca[web]'").format(module=exc.name)) from None
@@ -104,6 +139,7 @@ def _open(args: argparse.Namespace) -> tuple[socket.socket, Any]:
     if args.database and "://" not in args.database:
         raise UsageError(_("--database takes a SQLAlchemy URL such as sqlite:///file.db, not {url}").format(
             url=repr(args.database)))
+    _check_workers(args)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -115,15 +151,56 @@ def _open(args: argparse.Namespace) -> tuple[socket.socket, Any]:
             address=f"{args.host}:{args.port}", error=exc.strerror)) from None
     sock.listen(512)
     sock.set_inheritable(True)
+    settings: dict[str, Any] = {
+        "database": args.database, "data_dir": args.data_dir, "ai_delay": args.ai_delay,
+        "ai_workers": args.ai_workers, "allowed_origins": list(args.allowed_origin),
+        "stats_token": args.stats_token, "rematch_hold": args.rematch_hold, "stall_after": args.stall_after,
+        "limits": dataclasses.asdict(limits), "redis": args.redis, "drain": args.drain}
     try:
-        app = create_app(database=args.database, data_dir=args.data_dir, ai_delay=args.ai_delay,
-                         ai_workers=args.ai_workers, allowed_origins=args.allowed_origin,
-                         stats_token=args.stats_token, rematch_hold=args.rematch_hold,
-                         stall_after=args.stall_after, limits=limits)
+        app = build_app(settings)
     except Exception as exc:
         sock.close()
         raise UsageError(_("cannot open the database: {error}").format(error=exc)) from None
-    return sock, app
+    return sock, app, settings
+
+
+def _prepare_schema(settings: dict[str, Any]) -> None:
+    """Create the tables once, here, before the workers start: N processes creating them at the
+    same moment on an empty PostgreSQL database would collide (and a worker failing at start-up
+    stops the supervisor)."""
+    from ludoteca.web.leases import LeaseStore
+    from ludoteca.web.repository import Repository, database_url
+
+    try:
+        repo = Repository(database_url(settings["data_dir"], settings["database"]))
+    except Exception as exc:
+        raise UsageError(_("cannot open the database: {error}").format(error=exc)) from None
+    try:
+        LeaseStore(repo.engine)
+    finally:
+        repo.close()
+
+
+def _check_workers(args: argparse.Namespace) -> None:
+    """Several workers need a shared database server and Redis (UsageError otherwise)."""
+    if args.redis is not None and args.redis.split("://", 1)[0] not in ("redis", "rediss", "unix"):
+        raise UsageError(_("--redis takes a URL such as redis://127.0.0.1:6379/0, not {url}").format(
+            url=repr(_safe_url(args.redis))))
+    if args.drain is None:  # one process alone has no other worker to hand its clients to
+        args.drain = 1.0 if args.redis or args.workers > 1 else 0.0
+    if not math.isfinite(args.drain) or not 0 <= args.drain <= 60:
+        raise UsageError(_("--drain is 0 to 60 seconds"))
+    if args.workers < 1 or args.workers > 64:
+        raise UsageError(_("--workers must be 1 to 64, not {n}").format(n=args.workers))
+    if args.workers == 1:
+        return
+    if not args.database or args.database.split(":", 1)[0].split("+", 1)[0] == "sqlite":
+        raise UsageError(_("--workers {n} needs a database server that several processes share, such as "
+                           "--database postgresql+psycopg://user:pw@host/db: SQLite is for one process").format(
+                               n=args.workers))
+    if not args.redis:
+        raise UsageError(_("--workers {n} needs --redis redis://host:6379/0: the workers pass their "
+                           "tables' news to each other through Redis").format(n=args.workers))
 
 
 def _limits(args: argparse.Namespace) -> ServerLimits:

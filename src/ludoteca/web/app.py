@@ -49,7 +49,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from ludoteca.registry import GAMES, game_class
-from ludoteca.web import guide, languages, lobby, rules, sockets
+from ludoteca.web import guide, health, languages, lobby, rules, sockets
+from ludoteca.web.bus import new_worker_id
+from ludoteca.web.cluster import Cluster
 from ludoteca.web.errors import Code, WebError, error_body
 from ludoteca.web.limits import ClientBuckets, ServerLimits
 from ludoteca.web.lobby import REMATCH_HOLD, Lobby
@@ -161,6 +163,8 @@ def create_app(
     rematch_hold: float = REMATCH_HOLD,
     stall_after: float = STALL_AFTER,
     limits: ServerLimits | None = None,
+    redis_url: str | None = None,
+    worker_id: str | None = None,
 ) -> FastAPI:
     """The application. ``database`` is a SQLAlchemy URL; default a SQLite file in ``data_dir``.
 
@@ -170,7 +174,9 @@ def create_app(
     ``stall_after``: seconds without a move, with the human to move away, before the lobby
     shows a table as stalled.
     ``limits``: table creations per client, spectators per table, expiry of waiting tables,
-    tables rebuilt at start-up (limits.py)."""
+    tables rebuilt at start-up (limits.py).
+    ``redis_url``: this worker is one of several sharing the database (cluster.py: news through
+    Redis, the tables' timers on the holder of each table's lease); ``worker_id``: its id."""
     limits = limits or ServerLimits()
     url = database_url(data_dir, database)
 
@@ -180,6 +186,8 @@ def create_app(
                           max_spectators=limits.max_spectators, waiting_ttl=limits.waiting_ttl,
                           resume_limit=limits.resume_limit, rematch_hold=rematch_hold, stall_after=stall_after)
         app.state.lobby = the_lobby
+        if redis_url:
+            the_lobby.cluster = app.state.cluster = Cluster(the_lobby, redis_url, app.state.worker_id)
         await the_lobby.start()
         if freeze_gc:
             # Everything loaded so far (modules, the tables resumed) lives as long as the server:
@@ -195,6 +203,8 @@ def create_app(
 
     app = FastAPI(title="ludoteca", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.database_url = url
+    app.state.worker_id = worker_id or new_worker_id()
+    app.state.cluster = None
     app.state.stats_token = stats_token
     app.state.creations = ClientBuckets(limits.create_per_minute, limits.create_burst)
     app.state.socket_rate = (rate, burst)
@@ -208,4 +218,5 @@ def create_app(
     app.include_router(lobby.router)
     app.include_router(sockets.router)
     app.include_router(guide.router)  # /learn/{game} and /api/guide (issue 12: the guided first game)
+    health.install(app)  # /healthz, /readyz, draining on SIGTERM (issue 13; `ludoteca serve` sets it up)
     return app

@@ -42,9 +42,11 @@ class TurnClock:
             return None
         return max(0.0, self.time_left - (self._now() - self.ref))
 
-    def restart(self, time_left: float | None) -> None:
-        """An action was applied: measure from now, with ``time_left`` on the hourglass."""
-        self.ref = self._now()
+    def restart(self, time_left: float | None, spent: float = 0.0) -> None:
+        """An action was applied: measure from now, with ``time_left`` on the hourglass
+        (``spent``: seconds of the turn already gone, e.g. when a worker takes over a table whose
+        last action another worker stored then; cluster.py)."""
+        self.ref = self._now() - max(0.0, spent)
         self.time_left = time_left
 
     def arm(self, callback: Callable[[], Any]) -> None:

@@ -165,6 +165,8 @@ class Hub:
         self._seats_sent: str | None = None
         self._positions: dict[Any, str] = {}
         self._legal: str | None = None
+        self.remote: dict[str, frozenset[int]] = {}
+        """Several workers: the seats with a connection on each other worker (cluster.py)."""
 
     # --- messages -----------------------------------------------------------------------------
     # A message is sent as text. The parts that are the same for several viewers are encoded
@@ -269,6 +271,14 @@ class Hub:
         return sum(1 for c in self.conns if c.seat is None)
 
     def connected_seats(self) -> set[int]:
+        """The seats with a connection here or, with several workers, on another worker."""
+        seats = self.local_seats()
+        for more in self.remote.values():
+            seats |= more
+        return seats
+
+    def local_seats(self) -> set[int]:
+        """The seats with a connection to this worker."""
         return {c.seat for c in self.conns if c.seat is not None}
 
     # --- publishing ---------------------------------------------------------------------------

@@ -200,6 +200,20 @@ class LeaseStore:
                     taken.append(Lease(table, worker, int(token), expires))
         return taken
 
+    def free_among(self, tables: Iterable[str]) -> list[str]:
+        """Which of ``tables`` nobody holds now: no lease row yet, released, or expired (a worker
+        takes these over, cluster.py)."""
+        wanted = list(dict.fromkeys(tables))
+        if not wanted:
+            return []
+        now = self.clock()
+        with self.engine.connect() as conn:
+            held = set(conn.execute(
+                select(leases_t.c.table_id)
+                .where(and_(leases_t.c.table_id.in_(wanted), leases_t.c.owner.is_not(None),
+                            leases_t.c.expires_at > now))).scalars())
+        return [t for t in wanted if t not in held]
+
     def current(self, table: str) -> Lease | None:
         """Who holds ``table`` now (None: nobody, released or expired)."""
         with self.engine.connect() as conn:

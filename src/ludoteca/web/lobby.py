@@ -28,6 +28,7 @@ from ludoteca.core.i18n import N_
 from ludoteca.i18n import Message, option_label, web_text
 from ludoteca.registry import GAMES, game_class, load_game
 from ludoteca.web.ai import AIRunner, available_levels, level_descriptions
+from ludoteca.web.cluster import Cluster
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.languages import request_language
 from ludoteca.web.life import check_settings
@@ -103,6 +104,8 @@ class Lobby:
         self.rematch_hold = rematch_hold
         self.stall_after = stall_after
         self.tables: dict[str, Table] = {}
+        self.cluster: Cluster | None = None
+        """Several workers (cluster.py): the bus and the leases; None with one worker."""
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
         self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ludoteca-db")
         self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ludoteca-build")
@@ -145,6 +148,8 @@ class Lobby:
         tables whose seats are all taken (their start was never stored), and let them go on."""
         if self.repo.dialect == "sqlite":
             self._background.append(asyncio.ensure_future(self._every(2.0, self._checkpoint)))
+        if self.cluster is not None:
+            await self.cluster.start()
         await self.expire_waiting()
         ids = await self.db(self.repo.table_ids, (PLAYING,), self.resume_limit)
         ids += await self.db(self.repo.full_waiting_ids, self.resume_limit)
@@ -173,6 +178,8 @@ class Lobby:
         await asyncio.get_running_loop().run_in_executor(self._db, self.repo.checkpoint)
 
     async def stop(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.close()  # the leases released first: another worker takes over at once
         self.closing = True
         for task in self._background:
             task.cancel()
@@ -233,6 +240,11 @@ class Lobby:
         await self._restore_holds(table)
         self.tables[table_id] = table
         self._evict()
+        if self.cluster is not None:
+            await self.cluster.watch(table)
+            await table.refresh()  # what another worker stored before the subscription
+            if table.status == PLAYING:
+                self.cluster.claim(table)
         table.resume()
         if table.status == WAITING and all(s.kind != OPEN for s in table.seats):
             await table.start()  # every seat taken, the start never stored
@@ -264,6 +276,8 @@ class Lobby:
         idle = [t for t in self.tables.values() if t.status in (OVER, BROKEN, EXPIRED) and not t.hub.conns]
         for t in idle[:max(0, len(self.tables) - keep)]:
             self.tables.pop(t.id, None)
+            if self.cluster is not None:
+                self.cluster.forget(t)
 
     # --- create ----------------------------------------------------------------------------------------
     async def create(self, request: Any, rematch_of: str | None = None,
@@ -304,6 +318,8 @@ class Lobby:
         await self.db(self.repo.create_table, data)
         table = await self.build(Table, self, data)
         self.tables[table.id] = table
+        if self.cluster is not None:
+            await self.cluster.watch(table)
         if all(s.kind != OPEN for s in table.seats):
             await table.start()
         return table, sit, token
@@ -366,6 +382,7 @@ class Lobby:
                 table.rematch_id = made.id
                 await self.db(self.repo.set_rematch, table.id, made.id)
                 table.hub.push_all({"type": "rematch", "table": made.id})
+                table.announce()
         new = await self.get(table.rematch_id)
         if new is None:
             raise WebError(Code.NOT_FOUND, "the rematch table is gone")

@@ -28,7 +28,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -46,6 +46,11 @@ WAITING, PLAYING, OVER, BROKEN, EXPIRED = "waiting", "playing", "over", "broken"
 OPEN, HUMAN, AI = "open", "human", "ai"
 TIMEOUT_JSON: dict[str, Any] = {"timeout": True}
 """The action the host plays when a seat's time runs out (RULES.md: shared by every game)."""
+
+
+class Conflicted(WebError):
+    """Another worker changed the table first: nothing was stored, and the master caught up with
+    the database (the request may be checked again against the new position)."""
 
 
 class Store(Protocol):
@@ -137,7 +142,9 @@ class Master:
     def __init__(self, table_id: str, game: Game, seed: int, seats: list[Seat], status: str,
                  store: Store, hub: Publisher, *, actions: list[dict[str, Any]] | None = None,
                  action_seats: list[int | None] | None = None,
-                 now: Callable[[], float] = time.monotonic) -> None:
+                 now: Callable[[], float] = time.monotonic,
+                 catch_up: Callable[[], Awaitable[Any]] | None = None,
+                 fence: Callable[[], tuple[str, int] | None] | None = None) -> None:
         self.table_id = table_id
         self.game = game
         self.seed = seed
@@ -154,6 +161,12 @@ class Master:
         self.clock = TurnClock(now)
         self.last_move_at = time.time()
         self._timeout = self._timeout_action() if game.clock() is not None else None
+        self.catch_up = catch_up
+        """Several workers (cluster.py): reads what other workers stored since (lock held)."""
+        self.fence = fence
+        """Several workers: the (table, token) of the lease this worker holds, None when it holds
+        none; the appends of the table's timers carry it (repository.AppendRequest.fence)."""
+        self._fence_now: tuple[str, int] | None = None
         self._replay(actions or [], action_seats or [])
 
     # --- reading ---------------------------------------------------------------------------
@@ -181,6 +194,21 @@ class Master:
             self.status = BROKEN
         if self.state.is_terminal():
             self.result = self._result(self.state)
+
+    def absorb(self, rows: Sequence[tuple[int | None, dict[str, Any]]]) -> int:
+        """Actions another worker stored (lock held), replayed in order like at a load; returns how
+        many were applied (chance outcomes were drawn there with the same seeded generators)."""
+        done = 0
+        try:
+            for seat, data in rows:
+                self._log(Entry(seat, data, tuple(self.state.apply_json(data))))
+                done += 1
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            log.error("table %s: a stored action does not replay: %s", self.table_id, exc)
+            self.status = BROKEN
+        if self.state.is_terminal() and self.result is None:
+            self.result = self._result(self.state)
+        return done
 
     def _log(self, entry: Entry) -> None:
         self.log.append(entry)
@@ -223,8 +251,15 @@ class Master:
     async def submit(self, seat: int, data: Any, seq: Any = None) -> None:
         """A player's move as canonical JSON (a browser): validated, applied, committed, published."""
         async with self.lock:
-            self._check_turn(seat, seq)
-            await self._play(seat, self.parse(data))
+            for _ in range(3):
+                self._check_turn(seat, seq)
+                try:
+                    await self._play(seat, self.parse(data))
+                    return
+                except Conflicted:
+                    continue  # caught up: checked again against the new position
+            raise WebError(Code.CONFLICT, "the table changed meanwhile and nothing was saved: {reason}",
+                           reason="other workers stored moves again and again")
 
     async def play(self, seat: int, action: Action, seq: int, only_ai: bool = False) -> bool:
         """An AI seat's move for the position ``seq``; False (nothing played) when the position
@@ -234,15 +269,40 @@ class Master:
                 return False
             if only_ai and self.seats[seat].kind != AI:
                 return False  # the seat's player took it back meanwhile
-            await self._play(seat, action)
+            if not self.fenced():
+                return False  # another worker runs this table's timers now
+            try:
+                await self._play(seat, action)
+            except Conflicted:
+                return False
+            finally:
+                self._fence_now = None
             return True
+
+    def fenced(self) -> bool:
+        """Before a timer's append (lock held): take the lease's fencing token for it; False when
+        this worker holds no lease on the table (several workers), True with one worker."""
+        if self.fence is None:
+            return True
+        self._fence_now = self.fence()
+        return self._fence_now is not None
+
+    def unfence(self) -> None:
+        self._fence_now = None
 
     async def timeout(self) -> bool:
         """The hourglass fired: play the timeout if the time is really out (True), else False."""
         async with self.lock:
             if self.status != PLAYING or self.clock.time_left is None or not self.clock.expired():
                 return False
-            await self._play_timeout()
+            if not self.fenced():
+                return False
+            try:
+                await self._play_timeout()
+            except Conflicted:
+                return False
+            finally:
+                self._fence_now = None
             return True
 
     async def start(self, seats: dict[int, Seat] | None = None) -> None:
@@ -350,13 +410,16 @@ class Master:
         self.hub.publish(first, everything=result is not None and self.secrets)
 
     async def _store(self, request: AppendRequest) -> None:
+        request.fence = self._fence_now
         try:
             await self.store.append(request)
         except WebError:
             raise
         except Conflict as exc:
-            raise WebError(Code.CONFLICT, "the table changed meanwhile and nothing was saved: {reason}",
-                           reason=str(exc)) from None
+            if self.catch_up is not None:
+                await self.catch_up()  # memory never runs ahead of the database: read what was stored
+            raise Conflicted(Code.CONFLICT, "the table changed meanwhile and nothing was saved: {reason}",
+                             reason=str(exc)) from None
         except Exception as exc:  # storage failure: nothing changes in memory
             log.exception("table %s: cannot store actions", self.table_id)
             raise WebError(Code.STORAGE, "your seat could not be saved; try again" if request.seats

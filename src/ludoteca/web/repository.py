@@ -52,7 +52,10 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateColumn
+
+from ludoteca.web.leases import FencedOut, check_fences
 
 SQLITE_FILE = "ludoteca.sqlite3"
 OPEN = "open"
@@ -194,6 +197,23 @@ class TableData:
     """The table's own settings (tables.py ``TableSettings``): abandoned seats, chat channels."""
     notes: list[NoteData] = field(default_factory=list)
     """The most recent notes (at most :data:`NOTES_LOADED`), oldest first."""
+    last_note_id: int = 0
+    """The id of the newest stored note (a worker catching up asks for the notes after it)."""
+
+
+@dataclass
+class TableDelta:
+    """What changed in a table's stored data since a worker last read it (:meth:`Repository.delta`):
+    the actions after the given ``seq``, the seats, status and result, the notes after a note id."""
+
+    status: str
+    result: dict[str, Any] | None
+    rematch_id: str | None
+    seats: list[SeatData]
+    actions: list[tuple[int | None, dict[str, Any]]]
+    action_times: list[float]
+    notes: list[NoteData]
+    last_note_id: int
 
 
 @dataclass
@@ -213,6 +233,9 @@ class AppendRequest:
     """Seats changed by the table's life: (seat, new data, the token hash it must still hold)."""
     notes: list[NoteData] = field(default_factory=list)
     """Notices stored in the same transaction."""
+    fence: tuple[str, int] | None = None
+    """(table, lease token): store nothing unless that lease is still held with that token
+    (appends made by a table's timers: the AI, the hourglass, abandoned seats; leases.py)."""
 
 
 class Conflict(Exception):
@@ -316,7 +339,17 @@ class Repository:
         conn = self._writer_connection()
         try:
             with conn.begin():
+                fences = [req.fence for req in batch if req.fence is not None]
+                if fences:
+                    check_fences(conn, fences)
                 self._append(conn, batch, rows, now)
+        except IntegrityError as exc:  # another worker stored an action at one of these seqs first
+            self._drop_writer()
+            raise Conflict(f"another worker stored the table's next action first ({type(exc.orig).__name__})") \
+                from exc
+        except FencedOut as exc:
+            self._drop_writer()
+            raise Conflict(str(exc)) from exc
         except BaseException:
             self._drop_writer()  # a fresh connection for the next try (e.g. the server went away)
             raise
@@ -435,6 +468,8 @@ class Repository:
                 select(actions_t.c.seq, actions_t.c.seat, actions_t.c.action, actions_t.c.created_at)
                 .where(actions_t.c.table_id == table_id).order_by(actions_t.c.seq)))
             notes = self._notes(conn, table_id, NOTES_LOADED)
+            last_note = int(conn.execute(select(notes_t.c.id).where(notes_t.c.table_id == table_id)
+                                         .order_by(notes_t.c.id.desc()).limit(1)).scalar() or 0)
         for k, a in enumerate(actions):
             if a.seq != k:
                 raise ValueError(f"table {table_id}: stored action {k} is missing")
@@ -447,7 +482,38 @@ class Repository:
             result=json.loads(row.result) if row.result else None,
             rematch_id=row.rematch_id, rematch_of=row.rematch_of, unlisted=bool(row.unlisted),
             settings=json.loads(row.settings) if row.settings else {}, notes=notes,
+            last_note_id=last_note,
         )
+
+    def delta(self, table_id: str, seq: int, note_id: int) -> TableDelta | None:
+        """What a worker holding the table at ``seq`` (and the notes up to ``note_id``) has not
+        seen: the actions from ``seq`` on, the notes after ``note_id``, the seats, status and
+        result now (None: no such table). A few small indexed reads in one snapshot (REPEATABLE
+        READ on PostgreSQL: the status and the actions agree)."""
+        with self.engine.connect() as conn:
+            if self.dialect == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            conn.begin()
+            row = conn.execute(select(tables_t.c.status, tables_t.c.result, tables_t.c.rematch_id,
+                                      tables_t.c.n_actions).where(tables_t.c.id == table_id)).first()
+            if row is None:
+                return None
+            actions = list(conn.execute(
+                select(actions_t.c.seq, actions_t.c.seat, actions_t.c.action, actions_t.c.created_at)
+                .where(actions_t.c.table_id == table_id, actions_t.c.seq >= seq).order_by(actions_t.c.seq)))
+            seats = self._seats(conn, table_id)
+            notes = list(conn.execute(select(notes_t).where(notes_t.c.table_id == table_id, notes_t.c.id > note_id)
+                                      .order_by(notes_t.c.id).limit(NOTES_LOADED)))
+        taken = []
+        for k, a in enumerate(actions):
+            if a.seq != seq + k:
+                break  # a gap: read again later
+            taken.append(a)
+        return TableDelta(
+            status=row.status, result=json.loads(row.result) if row.result else None, rematch_id=row.rematch_id,
+            seats=seats, actions=[(a.seat, json.loads(a.action)) for a in taken],
+            action_times=[a.created_at for a in taken], notes=[_note(n) for n in notes],
+            last_note_id=max([note_id, *(int(n.id) for n in notes)]))
 
     def table_ids(self, statuses: tuple[str, ...], limit: int | None = None) -> list[str]:
         """Ids of the tables in ``statuses``, oldest first (the ``limit`` most recently changed)."""

@@ -113,7 +113,7 @@ async def _admit(websocket: WebSocket, table: Table, conn: Connection, max_spect
     if token is not None:
         table.hub.attach(conn)
         try:
-            table.authenticate(conn, token)
+            await table.sign_in(conn, token)
             return True
         except WebError:
             table.hub.detach(conn)
@@ -186,7 +186,7 @@ async def _dispatch(lobby: Lobby, table: Table, conn: Connection, kind: str, mes
         await table.submit(conn, message)
         lobby.timings.append(time.perf_counter() - start)
     elif kind == "auth":
-        table.authenticate(conn, message.get("token"))
+        await table.sign_in(conn, message.get("token"))
     elif kind == "join":
         token = await table.join(message.get("seat"), message.get("name"), key=message.get("key"))
         conn.send_json({"type": "joined", "seat": message.get("seat"), "token": token})

@@ -36,6 +36,7 @@ from ludoteca.web.hub import Connection, Hub, Viewer
 from ludoteca.web.limits import SERVER_ONLY_OPTIONS
 from ludoteca.web.master import (
     AI,
+    BROKEN,
     EXPIRED,
     HUMAN,
     OPEN,
@@ -76,9 +77,24 @@ def clean_name(name: Any, default: str) -> str:
     return text or default
 
 
+class Shared(Protocol):
+    """The worker's part in a cluster of workers (cluster.py), as a table sees it."""
+
+    def holds(self, table_id: str) -> bool: ...
+
+    def fence(self, table_id: str) -> tuple[str, int] | None: ...
+
+    def announce(self, table_id: str, seq: int, body: dict[str, Any]) -> None: ...
+
+    def claim(self, table: Table) -> None: ...
+
+    def release(self, table_id: str) -> None: ...
+
+
 class Host(Protocol):
     """What a table needs from the server around it (the lobby)."""
 
+    cluster: Shared | None
     closing: bool
     ai_delay: float
     ai: AIRunner
@@ -112,12 +128,19 @@ class Table:
         self.hub = Hub(self)
         self._legal: list[dict[str, Any]] | None = None
         seats = [Seat(s.kind, s.level, s.name, s.token_hash) for s in data.seats]
+        shared = host.cluster
         self.master = Master(data.id, self.game, data.seed, seats, data.status, host.committer, self,
-                             actions=data.actions, action_seats=data.action_seats)
+                             actions=data.actions, action_seats=data.action_seats,
+                             catch_up=self._catch_up if shared is not None else None,
+                             fence=(lambda: shared.fence(self.id)) if shared is not None else None)
+        self.note_id = data.last_note_id
+        """The newest stored note this table has read (several workers: catching up reads the next)."""
         if data.result is not None and self.master.result is None:
             self.master.result = data.result
         self.master.last_move_at = data.action_times[-1] if data.action_times else data.updated_at
         self.ai_task: asyncio.Task[None] | None = None
+        self.bus_handler: Any = None
+        """Several workers: this table's handler of the bus (cluster.py)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._replay: dict[str, Any] | None = None
         # --- the table's life -------------------------------------------------------------------
@@ -282,6 +305,17 @@ class Table:
                     return i
         raise WebError(Code.BAD_TOKEN, "this token does not belong to any seat of this table")
 
+    async def sign_in(self, conn: Connection, token: Any) -> int:
+        """:meth:`authenticate`; with several workers, a token unknown here is checked again after
+        reading the seats stored by the other workers (a seat just taken through another one)."""
+        try:
+            return self.authenticate(conn, token)
+        except WebError:
+            if self.host.cluster is None:
+                raise
+        await self.refresh()
+        return self.authenticate(conn, token)
+
     def seat_of(self, conn: Connection) -> int:
         """The seat ``conn`` may act for, checking its token again (every action)."""
         if conn.seat is None or conn.token is None:
@@ -342,28 +376,145 @@ class Table:
 
     # --- after every change (master.Publisher) --------------------------------------------------------
     def publish(self, log_from: int, everything: bool = False) -> None:
-        """The master committed a change: tell the viewers, restart the hourglass, wake an AI."""
+        """The master committed a change: tell the viewers, restart the hourglass, wake an AI
+        (and, with several workers, tell the other workers)."""
+        self._show(log_from, everything)
+        self.announce()
+
+    def _show(self, log_from: int, everything: bool = False) -> None:
         self._legal = None
-        if self.status == PLAYING and not self._was_playing:
+        started = self.status == PLAYING and not self._was_playing
+        if started:
             self.playing_since = time.time()
         self._was_playing = self.status == PLAYING
         self._track_away()  # a seat taken by someone not connected (a join over HTTP) is away from now
         self.hub.publish(log_from, everything)
+        shared = self.host.cluster
+        if shared is not None and not self.host.closing:
+            if started:
+                shared.claim(self)  # a game begins: one worker runs its timers
+            elif self.status != PLAYING and shared.holds(self.id):
+                shared.release(self.id)
         self._after_change()
+
+    def announce(self, **body: Any) -> None:
+        """Several workers: tell the others that this table changed (they read it from the database)."""
+        if self.host.cluster is not None:
+            self.host.cluster.announce(self.id, self.master.seq, body)
+
+    def runs_timers(self) -> bool:
+        """Whether this worker runs the table's AI seats, hourglass and abandon timers: always with
+        one worker; with several, only the holder of the table's lease (cluster.py)."""
+        return self.host.cluster is None or self.host.cluster.holds(self.id)
 
     def _after_change(self) -> None:
         clock = self.master.clock
         clock.cancel()
-        if self.status == PLAYING and not self.host.closing:
+        if self.status == PLAYING and not self.host.closing and self.runs_timers():
             clock.arm(self._on_clock)  # nothing when no hourglass runs
         self.schedule_ai()
         self._arm_abandon()
 
+    def _restart_clock(self) -> None:
+        """The hourglass of the seat to move: with several workers it is charged from the time of
+        the last stored action (a worker taking the table over charges what was spent already);
+        with one, from now (the time the server was down is not charged)."""
+        if self.status != PLAYING:
+            return
+        spent = max(0.0, time.time() - self.master.last_move_at) if self.host.cluster is not None else 0.0
+        self.master.clock.restart(self.state.time_left(), spent)
+
     def resume(self) -> None:
-        """After loading from storage: restart the clock from now and wake AI seats."""
+        """After loading from storage: restart the clock and wake AI seats."""
         if self.status == PLAYING:
-            self.master.clock.restart(self.state.time_left())
+            self._restart_clock()
             self._after_change()
+
+    # --- several workers (cluster.py) ------------------------------------------------------------------
+    def lease_gained(self) -> None:
+        """This worker now runs the table's timers: start them (the hourglass from the stored time)."""
+        if self.status == PLAYING:
+            self._arm_or_keep_clock()
+            self._after_change()
+
+    def _arm_or_keep_clock(self) -> None:
+        if self.master.clock.time_left is None:
+            self._restart_clock()
+
+    def lease_lost(self) -> None:
+        """Another worker runs the table's timers now: stop ours."""
+        self.master.clock.cancel()
+        if self._abandon_timer is not None:
+            self._abandon_timer.cancel()
+            self._abandon_timer = None
+        if self.ai_task is not None and not self.ai_task.done():
+            self.ai_task.cancel()
+        self.ai_task = None
+
+    async def refresh(self) -> bool:
+        """Read what other workers stored since (actions, seats, status, notes) and show it."""
+        async with self.master.lock:
+            return await self._catch_up()
+
+    async def _catch_up(self) -> bool:
+        """Catch up with the database (lock held): replay the actions stored after our ``seq``
+        (their chance outcomes were drawn with the same seeded generators, so the positions are
+        the same), take the seats, status, result and new notes; True when something changed."""
+        master = self.master
+        delta = await self.host.db(self.host.repo.delta, self.id, master.seq, self.note_id)
+        if delta is None:
+            return False
+        first = master.seq
+        changed = master.absorb(delta.actions) > 0
+        if delta.action_times:
+            master.last_move_at = delta.action_times[-1]
+        seats = [Seat(s.kind, s.level, s.name, s.token_hash) for s in delta.seats]
+        if seats != master.seats[:len(seats)] and len(seats) == len(master.seats):
+            master.seats[:] = seats
+            changed = True
+        if delta.status != master.status and master.status != BROKEN:
+            master.status = delta.status
+            changed = True
+        if delta.result is not None and delta.result != master.result:
+            master.result = delta.result
+            changed = True
+        if delta.rematch_id is not None and delta.rematch_id != self.rematch_id:
+            self.rematch_id = delta.rematch_id
+            self.hub.push_all({"type": "rematch", "table": delta.rematch_id})
+        self.note_id = delta.last_note_id
+        known = {(n.kind, n.channel, n.at_seq, round(n.created_at, 3)) for n in self.notes}
+        fresh = [n for n in delta.notes if (n.kind, n.channel, n.at_seq, round(n.created_at, 3)) not in known]
+        if fresh:
+            self.notes.extend(fresh)
+            self.offer = self._offer_of(list(self.notes))
+            self.hub.push_notes([(n.channel, n.to_json()) for n in fresh])
+            changed = True
+        if changed:
+            self._restart_clock()
+            self._show(first, everything=master.result is not None and master.secrets)
+        return changed
+
+    async def on_bus(self, body: dict[str, Any], origin: str) -> None:
+        """A message of another worker about this table (cluster.py)."""
+        if "presence" in body:
+            seats = body.get("presence")
+            if isinstance(seats, list):
+                self.hub.remote[origin] = frozenset(s for s in seats if isinstance(s, int))
+                self._presence_seen()
+            return
+        if body.get("ask"):  # a worker loaded the table: tell it who is connected here
+            self.tell_presence()
+            return
+        await self.refresh()
+
+    def tell_presence(self) -> None:
+        self.announce(presence=sorted(self.hub.local_seats()))
+
+    def _presence_seen(self) -> None:
+        if not self.host.closing:
+            self._track_away()
+            self._arm_abandon()
+        self.hub.publish_seats()
 
     def _on_clock(self) -> None:
         if not self.host.closing:
@@ -382,7 +533,7 @@ class Table:
             log.warning("table %s: timeout not applied: %s", self.id, exc.message)
 
     def schedule_ai(self) -> None:
-        if self.host.closing:
+        if self.host.closing or not self.runs_timers():
             return
         to_move = self.to_move()
         if self.status != PLAYING or to_move is None or self.seats[to_move].kind != AI:
@@ -441,6 +592,7 @@ class Table:
         except Exception as exc:
             log.exception("table %s: cannot store a note", self.id)
             raise WebError(Code.STORAGE, "your message could not be saved; try again") from exc
+        self.announce()
 
     async def _change(self, seats: dict[int, Seat] | None = None, *, status: str | None = None,
                       result: dict[str, Any] | None = None, notes: Sequence[NoteData] = ()) -> None:
@@ -519,6 +671,8 @@ class Table:
         if not self.host.closing:
             self._track_away()
             self._arm_abandon()
+            if self.host.cluster is not None:
+                self.tell_presence()
 
     def _track_away(self) -> None:
         """Note (and store) since when each human seat without a connection is away."""
@@ -526,13 +680,15 @@ class Table:
             return
         connected = self.hub.connected_seats()
         now = time.time()
+        store = self.runs_timers()  # several workers: the one running the timers stores who is away
         for i, seat in enumerate(self.seats):
             if seat.kind != HUMAN or i in connected:
-                if self.away.pop(i, None) is not None and seat.kind == HUMAN:
+                if self.away.pop(i, None) is not None and seat.kind == HUMAN and store:
                     self._spawn(self._store_away(i, None))
             elif i not in self.away:
                 self.away[i] = now
-                self._spawn(self._store_away(i, now))
+                if store:
+                    self._spawn(self._store_away(i, now))
 
     async def _store_away(self, seat: int, since: float | None) -> None:
         try:
@@ -547,7 +703,7 @@ class Table:
         if self._abandon_timer is not None:
             self._abandon_timer.cancel()
             self._abandon_timer = None
-        if self.status != PLAYING or self.host.closing:
+        if self.status != PLAYING or self.host.closing or not self.runs_timers():
             return
         connected = self.hub.connected_seats()
         due = [self._abandon_at(since) for i, since in self.away.items()
@@ -566,7 +722,12 @@ class Table:
                 for seat in sorted(self.away):
                     if (self.status == PLAYING and self.seats[seat].kind == HUMAN
                             and seat not in self.hub.connected_seats() and self._abandon_at(self.away[seat]) <= now):
-                        await self._abandon(seat, left=False)
+                        if not self.master.fenced():
+                            return  # another worker runs this table's timers now
+                        try:
+                            await self._abandon(seat, left=False)
+                        finally:
+                            self.master.unfence()
         except WebError as exc:
             log.warning("table %s: abandoned seat not handled: %s", self.id, exc.message)
         self._arm_abandon()
@@ -642,6 +803,7 @@ class Table:
         await self.host.db(self.host.repo.add_notes, self.id, [note])
         self.offer = None
         self._told([note])
+        self.announce()
         self.hub.push_all({"type": "rematch", "table": made.id, "together": True})
 
     # --- chat ------------------------------------------------------------------------------------------

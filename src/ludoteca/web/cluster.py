@@ -1,0 +1,237 @@
+"""One worker among several sharing tables through the database and a bus (issue 13).
+
+Any worker may accept an action for any table: the database serializes the writers (the actions
+table's unique ``(table_id, seq)``: an append at a ``seq`` another worker stored first fails, and
+the losing worker catches up and checks the action again, master.py). After every commit the
+worker announces ``{table, seq}`` on the bus (bus.py); every other worker that has the table loaded
+reads what changed from the database (``Table.refresh``) and sends it to its own connections.
+
+The timers of a table (its AI seats, the hourglass, abandoned seats) run only on the worker holding
+the table's **lease** (leases.py): ``ttl`` seconds, renewed every ``every`` seconds. Every worker,
+every ``every`` seconds, takes over the expired leases (a worker that died) and the released ones
+(a worker that shut down) of the tables in play, loads those tables and starts their timers; the
+hourglass is charged from the time of the last stored action. A lease that cannot be renewed
+stops the timers, and the appends of the timers carry the lease's fencing token, so a stale holder
+cannot write. :meth:`Cluster.shutdown` releases every lease, so that another worker takes over at
+once (graceful shutdown).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ludoteca.web.bus import BusMessage, BusUnavailable, make_bus, new_worker_id
+from ludoteca.web.leases import Lease, LeaseStore
+from ludoteca.web.master import PLAYING
+
+if TYPE_CHECKING:
+    from ludoteca.web.lobby import Lobby
+    from ludoteca.web.tables import Table
+
+log = logging.getLogger("ludoteca.web")
+
+TTL = 3.0
+"""Seconds a lease lasts without being renewed."""
+EVERY = 1.0
+"""Seconds between two rounds of renewing, taking over and releasing leases."""
+
+
+class Cluster:
+    """This worker's bus, leases and timers' ownership (one per application)."""
+
+    def __init__(self, lobby: Lobby, redis_url: str | None, worker: str | None = None, *,
+                 ttl: float = TTL, every: float = EVERY, bus: Any = None) -> None:
+        self.lobby = lobby
+        self.worker = worker or new_worker_id()
+        self.bus = bus if bus is not None else make_bus(redis_url, self.worker, on_reconnect=self._reconnected)
+        if bus is not None and hasattr(bus, "on_reconnect"):
+            bus.on_reconnect = self._reconnected
+        self.leases = LeaseStore(lobby.repo.engine)
+        self.ttl = ttl
+        self.every = every
+        self.held: dict[str, Lease] = {}
+        self.watched: set[str] = set()
+        self._claiming: set[str] = set()
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._loop_task: asyncio.Task[None] | None = None
+        self.closed = False
+
+    # --- life -------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        await self.bus.start()
+        wait = getattr(self.bus, "wait_connected", None)
+        if wait is not None:
+            await wait(5.0)
+        self._loop_task = asyncio.ensure_future(self._loop())
+
+    async def shutdown(self) -> None:
+        """Hand every table over: stop the timers and release the leases (another worker takes
+        them at once). Safe to call more than once."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._loop_task
+        for table_id, lease in list(self.held.items()):
+            self.held.pop(table_id, None)
+            table = self.lobby.tables.get(table_id)
+            if table is not None:
+                table.lease_lost()
+            with contextlib.suppress(Exception):
+                await self._db(self.leases.release, lease)
+
+    async def close(self) -> None:
+        await self.shutdown()
+        for task in list(self._tasks):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await self.bus.close()
+
+    async def _db(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(None, lambda: fn(*args))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- tables (tables.Shared) -------------------------------------------------------------------
+    def holds(self, table_id: str) -> bool:
+        return not self.closed and table_id in self.held
+
+    def fence(self, table_id: str) -> tuple[str, int] | None:
+        lease = self.held.get(table_id) if not self.closed else None
+        return (lease.table, lease.token) if lease is not None else None
+
+    def announce(self, table_id: str, seq: int, body: dict[str, Any]) -> None:
+        """Tell the other workers (in the background; a bus that is down loses nothing: the others
+        catch up when it is back, ``on_reconnect``)."""
+        self._spawn(self._publish(table_id, seq, body))
+
+    async def _publish(self, table_id: str, seq: int, body: dict[str, Any]) -> None:
+        try:
+            await self.bus.publish(table_id, seq, body)
+        except BusUnavailable as exc:
+            log.info("table %s: news not published (%s)", table_id, exc)
+
+    def claim(self, table: Table) -> None:
+        """Try to take the lease of ``table`` (a game begins, a table in play is loaded)."""
+        if self.closed or table.id in self.held or table.id in self._claiming:
+            return
+        self._claiming.add(table.id)
+        self._spawn(self._claim(table.id))
+
+    async def _claim(self, table_id: str) -> None:
+        try:
+            lease = await self._db(self.leases.acquire, table_id, self.worker, self.ttl)
+            if lease is not None:
+                await self._gained(lease)
+        except Exception:
+            log.warning("table %s: lease not acquired", table_id, exc_info=True)
+        finally:
+            self._claiming.discard(table_id)
+
+    def release(self, table_id: str) -> None:
+        lease = self.held.pop(table_id, None)
+        if lease is not None:
+            table = self.lobby.tables.get(table_id)
+            if table is not None:
+                table.lease_lost()
+            self._spawn(self._db(self.leases.release, lease))
+
+    async def _gained(self, lease: Lease) -> None:
+        """``lease`` is ours: load the table, read what was stored and start its timers."""
+        if self.closed:
+            await self._db(self.leases.release, lease)
+            return
+        self.held[lease.table] = lease
+        table = await self.lobby.get(lease.table)
+        if table is None or self.held.get(lease.table) is not lease:
+            self.release(lease.table)
+            return
+        await table.refresh()
+        if table.status != PLAYING:
+            self.release(lease.table)
+            return
+        table.lease_gained()
+
+    async def watch(self, table: Table) -> None:
+        """Hear the other workers' news of ``table`` (a table loaded or created here)."""
+        if table.id in self.watched:
+            return
+        self.watched.add(table.id)
+
+        async def heard(message: BusMessage) -> None:
+            live = self.lobby.tables.get(message.table)
+            if live is not None:
+                try:
+                    await live.on_bus(message.body, message.origin)
+                except Exception:
+                    log.warning("table %s: news from %s not handled", message.table, message.origin, exc_info=True)
+
+        table.bus_handler = heard
+        await self.bus.subscribe(table.id, heard)
+        table.announce(ask=True)  # who is connected on the other workers
+
+    def forget(self, table: Table) -> None:
+        """``table`` left this worker's memory: no more news of it."""
+        self._spawn(self.unwatch(table))
+
+    async def unwatch(self, table: Table) -> None:
+        self.watched.discard(table.id)
+        handler = getattr(table, "bus_handler", None)
+        if handler is not None:
+            with contextlib.suppress(Exception):
+                await self.bus.unsubscribe(table.id, handler)
+
+    async def _reconnected(self, tables: frozenset[str]) -> None:
+        """The bus was away: messages may have been missed; every loaded table catches up."""
+        for table_id in tables:
+            table = self.lobby.tables.get(table_id)
+            if table is not None:
+                try:
+                    await table.refresh()
+                    table.tell_presence()
+                except Exception:
+                    log.warning("table %s: not caught up after the bus came back", table_id, exc_info=True)
+
+    # --- leases -------------------------------------------------------------------------------------
+    async def _loop(self) -> None:
+        while not self.closed:
+            await asyncio.sleep(self.every)
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("worker %s: lease round failed", self.worker, exc_info=True)
+
+    async def tick(self) -> None:
+        """One round: renew our leases (a lost one stops its timers), take over the expired and
+        released leases of tables in play, and refresh loaded tables a message may have missed."""
+        for table_id, lease in list(self.held.items()):
+            renewed = await self._db(self.leases.renew, lease, self.ttl)
+            if self.held.get(table_id) is not lease:
+                continue
+            if renewed is None:
+                log.warning("table %s: lease lost; another worker runs its timers", table_id)
+                self.release(table_id)
+            else:
+                self.held[table_id] = renewed
+        if self.closed:
+            return
+        for lease in await self._db(self.leases.steal_expired, self.worker, self.ttl, 50):
+            await self._gained(lease)
+        playing = await self._db(self.lobby.repo.table_ids, (PLAYING,), self.lobby.resume_limit)
+        free = await self._db(self.leases.free_among, [t for t in playing if t not in self.held])
+        for table_id in free:
+            if self.closed:
+                return
+            lease = await self._db(self.leases.acquire, table_id, self.worker, self.ttl)
+            if lease is not None:
+                await self._gained(lease)
