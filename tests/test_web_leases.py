@@ -342,3 +342,31 @@ def test_a_takeover_waits_for_the_write_under_way_then_wins(engines: Callable[[]
         write(eng_a, old, 2)
     write(eng_b, new, 2)
     assert written(eng_b, table) == [(1, "worker-a"), (2, "worker-b")]
+
+
+def test_renewing_all_of_a_workers_leases_at_once_keeps_the_held_and_reports_the_lost(
+        engines: Callable[[], Engine]) -> None:
+    from ludoteca.web import leases as leases_module
+
+    clock = Clock()
+    a, b = LeaseStore(engines(), clock), LeaseStore(engines(), clock)
+    tables = [tid() for _ in range(7)]
+    held = [a.acquire(t, "worker-a", 1) for t in tables]
+    assert all(lease is not None for lease in held)
+    clock.now += 2  # worker-a paused: worker-b takes the first table over
+    stolen = b.acquire(tables[0], "worker-b", 5)
+    assert stolen is not None
+    a.release(held[1])  # released (and not taken): lost to worker-a too
+    old_chunk = leases_module.RENEW_CHUNK
+    leases_module.RENEW_CHUNK = 2  # several statements
+    try:
+        out = a.renew_all([lease for lease in held if lease is not None], 5)
+    finally:
+        leases_module.RENEW_CHUNK = old_chunk
+    assert out[tables[0]] is None and out[tables[1]] is None
+    for t, lease in zip(tables[2:], held[2:], strict=True):
+        renewed = out[t]
+        assert lease is not None and renewed is not None and renewed.token == lease.token
+        assert renewed.expires_at == clock.now + 5
+        assert b.acquire(t, "worker-b", 5) is None  # still worker-a's
+    assert b.current(tables[0]).owner == "worker-b"  # the stolen one was not pushed on

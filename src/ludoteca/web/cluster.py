@@ -214,8 +214,10 @@ class Cluster:
     async def tick(self) -> None:
         """One round: renew our leases (a lost one stops its timers), take over the expired and
         released leases of tables in play, and refresh loaded tables a message may have missed."""
-        for table_id, lease in list(self.held.items()):
-            renewed = await self._db(self.leases.renew, lease, self.ttl)
+        held = dict(self.held)
+        renewals = await self._db(self.leases.renew_all, list(held.values()), self.ttl) if held else {}
+        for table_id, lease in held.items():
+            renewed = renewals.get(table_id)
             if self.held.get(table_id) is not lease:
                 continue
             if renewed is None:
