@@ -145,7 +145,7 @@ def test_a_wrong_move_is_not_this_one_and_the_position_stays(server: str, browse
     ctx, page, errors = phone(browser, "it")
     try:
         page.goto(f"{server}/learn/tohm#1")
-        page.wait_for_function("() => window.ludotecaGuide.step && window.ludotecaGuide.step.step === 1")
+        page.wait_for_function("() => window.ludotecaGuide?.step && window.ludotecaGuide?.step?.step === 1")
         # only the asked move is highlighted on the board
         assert page.locator("#board .cell.legal").count() == 1
         before = page.evaluate("() => JSON.stringify(window.ludotecaGuide.step.position)")

@@ -210,7 +210,7 @@ def test_unlisted_tables_and_stalled_tables_in_the_lobby(lobby_server: str, brow
     page.click("#create-btn")
     page.wait_for_url(f"{base}/t/**")
     hidden = page.url.rstrip("/").split("/")[-1]
-    page.wait_for_function("() => window.ludoteca && window.ludoteca.msg && window.ludoteca.msg.you === 0")
+    page.wait_for_function("() => window.ludoteca && window.ludoteca?.msg && window.ludoteca?.msg?.you === 0")
     assert call(base, f"/api/tables/{hidden}")[1]["unlisted"] is True
     page.goto(base + "/")
     row = page.locator("#table-list tr", has=page.locator(f"a[href='/t/{stalled}']"))
@@ -254,10 +254,10 @@ def test_a_rematch_keeps_the_seat_until_its_player_takes_it_back(lobby_server: s
                   [old, ann])
     page.reload()
     page.click("button.sit")
-    page.wait_for_function("() => window.ludoteca.msg && window.ludoteca.msg.you === 0")
+    page.wait_for_function("() => window.ludoteca?.msg && window.ludoteca?.msg?.you === 0")
     assert call(base, f"/api/tables/{new}")[1]["seats"][0]["name"] == "Ann"
     page.screenshot(path=str(artifacts / "security-rematch-taken-back.png"))
-    eve.wait_for_function("() => window.ludoteca.msg.seats[0].kind === 'human'")
+    eve.wait_for_function("() => window.ludoteca?.msg?.seats?.[0]?.kind === 'human'")
     eve.wait_for_function("() => document.querySelectorAll('#seats .held').length === 1")
     assert eve.locator("#seats .held").inner_text().startswith("kept for Bob for ")
     assert eve.locator("#name-row").is_hidden(), "no seat to take: no name to type"

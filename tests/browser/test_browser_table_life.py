@@ -71,7 +71,7 @@ def test_resign_then_a_rematch_offer_accepted_then_leave(server: str, browser: A
         assert "cannot take it back" in confirm(ann, "#leave")
         bob.locator("#log li.notice[data-kind='ai_took_over']").wait_for()
         assert "Ann left; the AI (random) plays the seat." in bob.inner_text("#log")
-        bob.wait_for_function("() => window.ludoteca.msg.seats[0].kind === 'ai'")
+        bob.wait_for_function("() => window.ludoteca?.msg?.seats?.[0]?.kind === 'ai'")
         wait_state(ann, "s.you === null")
         assert ann.locator("#seat-actions button").count() == 0
         bob.screenshot(path=str(artifacts / "table-life-left.png"))
@@ -87,7 +87,8 @@ def test_leaving_before_the_start_opens_the_seat_again(server: str, browser: Any
         create_via_lobby(ann, server, "exactly", ["open", "open"], "Ann")
         assert "Someone else may take it" in confirm(ann, "#leave")
         ann.locator("button.sit[data-seat='0']").wait_for()
-        ann.wait_for_function("() => window.ludoteca.msg.you === null && window.ludoteca.msg.seats[0].kind === 'open'")
+        ann.wait_for_function("() => window.ludoteca?.msg?.you === null"
+                              " && window.ludoteca?.msg?.seats?.[0]?.kind === 'open'")
         ann.screenshot(path=str(artifacts / "table-life-left-before-start.png"))
         assert errors == []
     finally:
@@ -106,7 +107,7 @@ def test_sounds_are_off_by_default_and_the_toggle_is_remembered(server: str, bro
         wait_state(page, "s.you === 0 && s.status === 'playing'")
         toggle = page.locator("#sound-toggle")
         assert toggle.inner_text() == "Sounds off" and toggle.get_attribute("aria-pressed") == "false"
-        page.wait_for_function("() => window.ludoteca.msg && window.ludoteca.msg.legal")
+        page.wait_for_function("() => window.ludoteca?.msg && window.ludoteca?.msg?.legal")
         assert page.evaluate("() => window.ludoteca.sounds") == []  # my turn came, silently
         toggle.click()
         assert toggle.inner_text() == "Sounds on" and toggle.get_attribute("aria-pressed") == "true"
@@ -136,7 +137,7 @@ def test_the_creator_chooses_the_away_limit_and_the_chat_in_the_lobby(server: st
         page.screenshot(path=str(artifacts / "table-life-lobby-settings.png"))
         page.click("#create-btn")
         page.wait_for_url(lambda u: "/t/" in u)
-        page.wait_for_function("() => window.ludoteca.msg && window.ludoteca.msg.you === 0")
+        page.wait_for_function("() => window.ludoteca?.msg && window.ludoteca?.msg?.you === 0")
         assert page.evaluate("() => window.ludoteca.settings") == {"abandon_after": 600, "abandoned": "end",
                                                                    "chat": "separate"}
         assert errors == []
@@ -172,7 +173,7 @@ def test_an_away_players_seat_goes_to_the_ai_and_they_take_it_back(server: str, 
         wait_state(bob_page, "s.you === 1")
         assert "An AI plays your seat" in bob_page.inner_text("#banner")
         bob_page.click("#take-back")
-        bob_page.wait_for_function("() => window.ludoteca.msg.seats[1].kind === 'human'")
+        bob_page.wait_for_function("() => window.ludoteca?.msg?.seats?.[1]?.kind === 'human'")
         ann.locator("#log li.notice[data-kind='took_back']").wait_for()
         assert bob_page.locator("#resign").is_visible()
         bob_page.screenshot(path=str(artifacts / "table-life-taken-back.png"))
