@@ -8,6 +8,7 @@ compiler (or without Cython) ludoteca still installs and uses the Python engines
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from setuptools import Extension, setup  # type: ignore[import-untyped]
@@ -26,6 +27,14 @@ class optional_build_ext(build_ext):  # type: ignore[misc]
 
 
 SOURCES = {"ludoteca.games.tohm._compiled": "src/ludoteca/games/tohm/_compiled.pyx"}
+"""Every compiled extension: its module name and its Cython source."""
+
+
+def chosen() -> dict[str, str]:
+    """SOURCES, or only those named in ``LUDOTECA_EXT`` (comma-separated module names), so one engine
+    can be rebuilt alone: ``LUDOTECA_EXT=ludoteca.games.tohm._compiled python setup.py build_ext --inplace``."""
+    names = [name.strip() for name in os.environ.get("LUDOTECA_EXT", "").split(",") if name.strip()]
+    return {name: SOURCES[name] for name in names if name in SOURCES} if names else SOURCES
 
 
 def ext_modules() -> list[Extension]:
@@ -34,7 +43,7 @@ def ext_modules() -> list[Extension]:
     except ImportError:  # no Cython: the Python engines only
         print("ludoteca: Cython is not installed; the compiled engines are not built", flush=True)
         return []
-    exts = [Extension(name, [src], optional=True, extra_compile_args=["-O3"]) for name, src in SOURCES.items()]
+    exts = [Extension(name, [src], optional=True, extra_compile_args=["-O3"]) for name, src in chosen().items()]
     try:
         # the generated .c files go to build/ (ignored by git), never next to the .pyx
         built = list(cythonize(exts, build_dir="build/cython", quiet=True, language_level=3))
