@@ -12,59 +12,59 @@ from typing import Any
 
 from ludoteca.cli import UsageError
 from ludoteca.core import i18n as hook
-from ludoteca.core.i18n import _
+from ludoteca.core.i18n import N_, _
 from ludoteca.i18n import add_lang_argument, use_language
 from ludoteca.web.limits import ServerLimits
 from ludoteca.web.security import normalize_origin
 
-HELP = "start the web server: play in the browser with friends"
+HELP = N_("start the web server: play in the browser with friends")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--host", default="127.0.0.1", help=_("address to listen on (default 127.0.0.1)"))
+    parser.add_argument("--port", type=int, default=8000, help=_("port (default 8000; 0 picks a free one)"))
     parser.add_argument("--data-dir", default="data",
-                        help="directory of the SQLite database (default ./data)")
+                        help=_("directory of the SQLite database (default ./data)"))
     parser.add_argument("--database", metavar="URL", default=None,
-                        help="SQLAlchemy URL instead of SQLite, e.g. postgresql+psycopg://user:pw@host/db")
+                        help=_("SQLAlchemy URL instead of SQLite, e.g. postgresql+psycopg://user:pw@host/db"))
     parser.add_argument("--redis", metavar="URL", default=None,
-                        help="Redis URL (redis://host:6379/0) through which several workers share their tables' "
-                             "news; needed with --workers above 1 (docs/web.md, 'Several workers')")
+                        help=_("Redis URL (redis://host:6379/0) through which several workers share their tables' "
+                               "news; needed with --workers above 1 (docs/web.md, 'Several workers')"))
     parser.add_argument("--workers", type=int, default=1, metavar="N",
-                        help="worker processes sharing this address (default 1); more than 1 needs PostgreSQL "
-                             "(--database) and --redis; a worker that dies is restarted")
+                        help=_("worker processes sharing this address (default 1); more than 1 needs PostgreSQL "
+                               "(--database) and --redis; a worker that dies is restarted"))
     parser.add_argument("--drain", type=float, default=None, metavar="SECONDS",
-                        help="on SIGTERM, seconds a worker answers /readyz with 503 and refuses new websockets "
-                             "before it hands its tables over and stops (default 1 with --redis, else 0)")
+                        help=_("on SIGTERM, seconds a worker answers /readyz with 503 and refuses new websockets "
+                               "before it hands its tables over and stops (default 1 with --redis, else 0)"))
     parser.add_argument("--ai-delay", type=float, default=0.6,
-                        help="seconds an AI seat waits before moving, so people can follow (default 0.6)")
+                        help=_("seconds an AI seat waits before moving, so people can follow (default 0.6)"))
     parser.add_argument("--ai-workers", type=int, default=1,
-                        help="processes computing heuristic/MCTS moves (default 1)")
+                        help=_("processes computing heuristic/MCTS moves (default 1)"))
     parser.add_argument("--allowed-origin", action="append", default=[], metavar="URL",
-                        help="another origin whose pages may use this server (websockets, creating tables, "
-                             "joining), e.g. https://games.example.org; repeatable. The server's own address "
-                             "is always allowed")
+                        help=_("another origin whose pages may use this server (websockets, creating tables, "
+                               "joining), e.g. https://games.example.org; repeatable. The server's own address "
+                               "is always allowed"))
     parser.add_argument("--stats-token", metavar="TOKEN", default=None,
-                        help="serve /api/stats (timings for operators) to requests with the header "
-                             "'Authorization: Bearer TOKEN'; without it /api/stats does not exist")
+                        help=_("serve /api/stats (timings for operators) to requests with the header "
+                               "'Authorization: Bearer TOKEN'; without it /api/stats does not exist"))
     parser.add_argument("--rematch-hold", type=float, default=120.0, metavar="SECONDS",
-                        help="seconds a rematch keeps each previous player's seat for them (default 120)")
+                        help=_("seconds a rematch keeps each previous player's seat for them (default 120)"))
     parser.add_argument("--stall-after", type=float, default=300.0, metavar="SECONDS",
-                        help="seconds without a move, the player to move being away, before the lobby "
-                             "shows a table as stalled (default 300)")
+                        help=_("seconds without a move, the player to move being away, before the lobby "
+                               "shows a table as stalled (default 300)"))
     parser.add_argument("--create-rate", type=float, default=10.0, metavar="N",
-                        help="tables one client address may create per minute, after a burst (default 10)")
+                        help=_("tables one client address may create per minute, after a burst (default 10)"))
     parser.add_argument("--create-burst", type=int, default=20, metavar="N",
-                        help="tables one client address may create at once (default 20)")
+                        help=_("tables one client address may create at once (default 20)"))
     parser.add_argument("--max-spectators", type=int, default=200, metavar="N",
-                        help="connections watching one table without a seat (default 200)")
+                        help=_("connections watching one table without a seat (default 200)"))
     parser.add_argument("--waiting-ttl", type=float, default=30.0, metavar="MINUTES",
-                        help="minutes after which a table nobody joined expires (default 30; 0: never)")
+                        help=_("minutes after which a table nobody joined expires (default 30; 0: never)"))
     parser.add_argument("--resume-limit", type=int, default=2000, metavar="N",
-                        help="tables in play rebuilt at start-up, the most recently active; the others "
-                             "when someone opens them (default 2000)")
+                        help=_("tables in play rebuilt at start-up, the most recently active; the others "
+                               "when someone opens them (default 2000)"))
     parser.add_argument("--log-level", default="warning",
-                        choices=["critical", "error", "warning", "info", "debug"], help="server log level")
+                        choices=["critical", "error", "warning", "info", "debug"], help=_("server log level"))
     add_lang_argument(parser, "command's messages (the web pages follow each browser's language)")
 
 
