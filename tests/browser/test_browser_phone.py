@@ -166,3 +166,36 @@ def test_each_game_is_playable_by_tapping_on_a_phone(server: str, browser: Any, 
     assert page.locator("#log li").count() >= made
     assert errors == []
     ctx.close()
+
+
+def test_tri_battle_cards_come_into_sight_on_a_phone(server: str, browser: Any, artifacts: Path) -> None:
+    """The board frame scrolls sideways on a phone; after tapping a triangle far right (the frame scrolled
+    there), the battle's cards, drawn under the board at the left, are brought into sight: no swipe needed."""
+    ctx, page, errors = phone_page(browser, 390, 844)
+    create_via_lobby(page, server, "tri", ["open", "ai:random"], "Ann")
+    wait_state(page, "s.status === 'playing'")
+    rng = random.Random(5)
+    battles = 0
+    for _ in range(120):
+        wait_state(page, "s.mine || s.status !== 'playing'")
+        s = state(page)
+        if s["status"] != "playing":
+            break
+        page.wait_for_timeout(150)
+        if state(page)["seq"] != s["seq"] or not state(page)["mine"]:
+            continue
+        cards = page.locator("#board .card.legal")
+        if cards.count():
+            width = page.evaluate("window.innerWidth")
+            boxes = [cards.nth(k).bounding_box() for k in range(cards.count())]
+            assert all(b["x"] >= 0 and b["x"] + b["width"] <= width for b in boxes), f"a card out of sight: {boxes}"
+            if battles == 0:
+                page.screenshot(path=str(artifacts / "phone-tri-battle-390.png"))
+            battles += 1
+            if battles >= 3:
+                break
+        tap_move(page, "tri", rng)
+        wait_seq_above(page, s["seq"])
+    assert battles >= 1, "no battle card choice came up"
+    assert errors == []
+    ctx.close()
