@@ -29,7 +29,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import Any
 
 import pytest
 
+from ludoteca.web import launch
 from tests.test_proxy import free_port, running_nginx
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,22 +59,9 @@ def need_services() -> None:
 
 # --- services ---------------------------------------------------------------------------------
 
-@contextmanager
-def fresh_database(base_url: str) -> Iterator[str]:
+def fresh_database(base_url: str) -> contextlib.AbstractContextManager[str]:
     """A new, empty database on ``base_url``'s server; its SQLAlchemy URL. Dropped at the end."""
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(base_url)
-    name = f"ludo_cluster_{uuid.uuid4().hex[:12]}"
-    admin = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return launch.fresh_database(base_url, "ludo_cluster")
 
 
 class Redis:

@@ -16,16 +16,17 @@ import sys
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ludoteca.web import launch
 from ludoteca.web.launch import SETTINGS_ENV
+from tests.cluster import private_redis
 from tests.test_proxy import free_port, running_nginx
 
 pytestmark = pytest.mark.timeout(180)
@@ -49,49 +50,9 @@ def _need_redis() -> None:
     pytest.importorskip("redis")
 
 
-@contextmanager
-def fresh_database(base_url: str) -> Iterator[str]:
+def fresh_database(base_url: str) -> AbstractContextManager[str]:
     """A new empty database on the test server (no other test's tables get resumed); dropped after."""
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(base_url)
-    name = f"ludo_serve_{uuid.uuid4().hex[:12]}"
-    admin = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-class PrivateRedis:
-    """A Redis server of this test's own (so stopping it disturbs nobody)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.port = free_port()
-        self.env = {**os.environ, "LUDOTECA_REDIS_PORT": str(self.port), "LUDOTECA_REDIS_DIR": str(folder)}
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        out = subprocess.run([str(ROOT / "scripts/start-redis")], env=self.env, capture_output=True, text=True,
-                             timeout=60)
-        assert out.returncode == 0, out.stderr
-
-    def stop(self) -> None:
-        subprocess.run([str(ROOT / "scripts/stop-redis")], env=self.env, check=True, timeout=30)
-
-
-@contextmanager
-def private_redis(folder: Path) -> Iterator[PrivateRedis]:
-    redis = PrivateRedis(folder)
-    redis.start()
-    try:
-        yield redis
-    finally:
-        redis.stop()
+    return launch.fresh_database(base_url, "ludo_serve")
 
 
 class Server:

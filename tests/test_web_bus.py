@@ -257,6 +257,30 @@ def test_two_redis_buses_deliver_to_each_other(redis_server: RedisServer) -> Non
 
 
 @pytest_redis
+def test_messages_published_at_once_share_round_trips_and_arrive_in_order(redis_server: RedisServer) -> None:
+    async def scenario() -> None:
+        a, b = RedisBus(redis_server.url, "worker-a"), RedisBus(redis_server.url, "worker-b")
+        await a.start()
+        await b.start()
+        try:
+            assert await a.wait_connected(10) and await b.wait_connected(10)
+            inboxes = {f"t{k}": Inbox() for k in range(20)}
+            for table, inbox in inboxes.items():
+                assert await b.subscribe(table, inbox)
+            # 20 tables x 30 messages published concurrently (as many tables' moves committed at once)
+            await asyncio.gather(*(a.publish(table, seq, {"seq": seq}) for seq in range(1, 31) for table in inboxes))
+            for inbox in inboxes.values():
+                await inbox.until(30)
+                assert inbox.seqs() == list(range(1, 31))  # each table's messages in order, once
+            assert a.round_trips < 600 / 4, f"{a.round_trips} round trips for 600 messages"
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(scenario())
+
+
+@pytest_redis
 def test_a_message_published_twice_is_delivered_once_and_garbage_is_dropped(redis_server: RedisServer) -> None:
     import redis.asyncio as aioredis
 

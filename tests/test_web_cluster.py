@@ -251,3 +251,159 @@ def test_redis_restarted_mid_game_clients_see_every_move(tmp_path: Path) -> None
             final = play_random({0: ann, 1: bobws}, [], rng)
         assert final["status"] == "over"
         assert len(stored(a, table).actions) == final["seq"]
+
+
+def test_news_carries_the_actions_the_other_worker_replays_them_without_reading_the_database() -> None:
+    assert REDIS is not None
+    rng = random.Random(31)
+    with database() as url, workers(url, REDIS) as (a, b):
+        made = create(a, "tohm", open_seats(2))
+        table = made["id"]
+        bob = b.post(f"/api/tables/{table}/join", json={"seat": 1, "name": "Bob"}).json()["token"]
+        with connect(a, table, made["token"]) as ann, connect(b, table, bob) as bobws, connect(b, table) as watch_b:
+            playing(ann, bobws, watch_b)
+            # the lease taken (its taker reads the table once), the moves alone are left to tell
+            wait_for(lambda: a.app.state.cluster.holds(table) or b.app.state.cluster.holds(table), 10,
+                     "a worker takes the table's lease")
+            time.sleep(0.5)
+            on_b = lobby(b).tables[table]
+            reads = [0]
+            delta = lobby(b).repo.delta
+
+            def counted(*args: Any) -> Any:  # the real read, counted
+                reads[0] += 1
+                return delta(*args)
+
+            lobby(b).repo.delta = counted
+            applied = on_b.news_applied
+            seq = ann.last["seq"]
+            final = play_random({0: ann, 1: bobws}, [watch_b], rng, stop=lambda s: s["seq"] >= seq + 12)
+            watch_b.state_at_least(final["seq"])
+            data = stored(a, table)
+            by_ann = sum(1 for i in range(seq, final["seq"]) if data.action_seats[i] != 1)
+            assert by_ann > 0
+            # every action stored through worker A (Ann's and the chance that followed) reached B
+            # in A's messages: B replayed them, read nothing, and shows the same position as A
+            assert reads[0] == 0 and on_b.news_read == 0
+            assert on_b.news_applied > applied
+            assert on_b.master.seq == final["seq"]
+            assert watch_b.last is not None and watch_b.last["seq"] == final["seq"]
+            assert on_b.master.actions() == data.actions[:final["seq"]]
+
+
+def test_a_missed_message_is_healed_from_the_database() -> None:
+    assert REDIS is not None
+    rng = random.Random(32)
+    with database() as url, workers(url, REDIS) as (a, b):
+        made = create(a, "tohm", open_seats(2))
+        table = made["id"]
+        bob = a.post(f"/api/tables/{table}/join", json={"seat": 1, "name": "Bob"}).json()["token"]
+        with connect(a, table, made["token"]) as ann, connect(a, table, bob) as bobws, \
+                connect(b, table) as watch_b:
+            playing(ann, bobws, watch_b)
+            players = {0: ann, 1: bobws}
+            on_b = lobby(b).tables[table]
+            cluster_b = b.app.state.cluster
+            # B stops hearing the table (as if a message were lost on the way) during one move
+            b.portal.call(cluster_b.bus.unsubscribe, table, on_b.bus_handler)
+            missed = ann.last["seq"]
+            play_random(players, [], rng, stop=lambda s: s["seq"] > missed)
+            time.sleep(0.3)
+            assert on_b.master.seq == missed, "B heard nothing of that move"
+            b.portal.call(cluster_b.bus.subscribe, table, on_b.bus_handler)
+            read = on_b.news_read
+            final = play_random(players, [], rng, stop=lambda s: s["seq"] >= missed + 6)
+            # the next message did not follow on from B's position: B read the gap from the database
+            watch_b.state_at_least(final["seq"])
+            assert on_b.news_read > read
+            assert on_b.master.actions() == stored(a, table).actions[:on_b.master.seq]
+
+
+def test_a_table_busy_on_one_worker_does_not_hold_up_the_news_of_the_others() -> None:
+    assert REDIS is not None
+    rng = random.Random(33)
+    with database() as url, workers(url, REDIS) as (a, b):
+        tables = []
+        for _ in range(2):
+            made = create(a, "tohm", open_seats(2))
+            bob = a.post(f"/api/tables/{made['id']}/join", json={"seat": 1, "name": "Bob"}).json()["token"]
+            tables.append((made["id"], {0: made["token"], 1: bob}))
+        (busy, busy_tokens), (free, free_tokens) = tables
+        with connect(b, busy) as watch_busy, connect(b, free) as watch_free, \
+                connect(a, busy, busy_tokens[0]) as ann, connect(a, busy, busy_tokens[1]) as bobws:
+            playing(ann, bobws, watch_busy)
+            busy_b = lobby(b).tables[busy]
+            b.portal.call(busy_b.master.lock.acquire)  # the busy table's lock is held on B ...
+            try:
+                seq = ann.last["seq"]
+                play_random({0: ann, 1: bobws}, [], rng, stop=lambda s: s["seq"] > seq)
+                time.sleep(0.2)  # ... while news of it arrives there: it waits for the lock
+                assert busy_b.master.seq == seq
+                with connect(a, free, free_tokens[0]) as ann2, connect(a, free, free_tokens[1]) as bob2:
+                    playing(ann2, bob2)
+                    final = play_random({0: ann2, 1: bob2}, [], rng, stop=lambda s: s["seq"] >= 6)
+                    started = time.monotonic()
+                    watch_free.state_at_least(final["seq"])  # the other table's news came through
+                    assert time.monotonic() - started < 2.0
+            finally:
+                b.portal.call(_release, busy_b.master.lock)
+            watch_busy.state_at_least(seq + 1)  # and the busy table's news once its lock was free
+
+
+async def _release(lock: Any) -> None:
+    lock.release()
+
+
+def test_the_seats_of_a_dead_worker_count_as_away_once_its_lease_is_taken_over() -> None:
+    assert REDIS is not None
+    with database() as url, workers(url, REDIS) as (a, b):
+        made = create(a, "tohm", open_seats(2))
+        table = made["id"]
+        bob = a.post(f"/api/tables/{table}/join", json={"seat": 1, "name": "Bob"}).json()["token"]
+        cluster_a, cluster_b = a.app.state.cluster, b.app.state.cluster
+        wait_for(lambda: cluster_a.holds(table) or cluster_b.holds(table), 10, "a worker takes the table's lease")
+        holder, other = (a, b) if cluster_a.holds(table) else (b, a)
+        lobby(other).tables.get(table) or other.get(f"/api/tables/{table}")
+        with connect(other, table, made["token"]) as ann, connect(holder, table, bob) as bobws:
+            playing(ann, bobws)
+            on_other = lobby(other).tables[table]
+            wait_for(lambda: 1 not in on_other.away, 5, "Bob, connected through the holder, is seen as present")
+            # the holder dies (kill -9): no timers, no renewals, no bus; Bob's connection is gone with it
+            holder.portal.call(_crash, holder.app.state.cluster)
+            holder.portal.call(holder.app.state.cluster.bus.close)
+            wait_for(lambda: other.app.state.cluster.holds(table), 10, "the other worker takes the lease over")
+            wait_for(lambda: 1 in on_other.away, 5, "Bob's seat counts as away")
+            assert 0 not in on_other.away
+
+
+def test_a_worker_unloads_a_table_it_does_not_serve_and_loads_it_again_when_asked() -> None:
+    assert REDIS is not None
+    rng = random.Random(34)
+    with database() as url, workers(url, REDIS) as (a, b):
+        made = create(a, "tohm", open_seats(2))
+        table = made["id"]
+        bob = b.post(f"/api/tables/{table}/join", json={"seat": 1, "name": "Bob"}).json()["token"]  # loads it on B
+        wait_for(lambda: a.app.state.cluster.holds(table) or b.app.state.cluster.holds(table), 10,
+                 "a worker takes the table's lease")
+        holder, other = (a, b) if a.app.state.cluster.holds(table) else (b, a)
+        cluster = other.app.state.cluster
+        assert table in lobby(other).tables
+        cluster.idle = 0.5
+        with connect(holder, table, made["token"]) as ann, connect(holder, table, bob) as bobws:
+            playing(ann, bobws)
+            # no connection, no lease, not asked for: the other worker drops the table and its news
+            wait_for(lambda: table not in lobby(other).tables and table not in cluster.watched, 10,
+                     "the other worker unloads it")
+            final = play_random({0: ann, 1: bobws}, [], rng, stop=lambda s: s["seq"] >= 8)
+            assert table not in lobby(other).tables
+            with connect(other, table) as watch:  # asked for again: loaded from the database, up to date
+                assert watch.last is not None and watch.last["seq"] == final["seq"]
+                time.sleep(1.0)  # a connection keeps it loaded and heard
+                assert table in lobby(other).tables and table in cluster.watched
+                seq = final["seq"]
+                final = play_random({0: ann, 1: bobws}, [watch], rng, stop=lambda s: s["seq"] >= seq + 4)
+                assert watch.last["seq"] == final["seq"]
+        # the holder keeps the table loaded, connected or not
+        holder.app.state.cluster.idle = 0.0
+        time.sleep(1.5)
+        assert table in lobby(holder).tables

@@ -48,6 +48,9 @@ MAX_MESSAGE = 1024 * 1024
 """Largest message (bytes of JSON) published or accepted."""
 MAX_TABLE_ID = 64
 """Longest table id a channel is made for."""
+PUBLISH_BATCH = 512
+"""Most messages sent to Redis in one round trip (RedisBus: the messages published while the
+previous round trip was under way go together, in order)."""
 MAX_ORIGINS = 256
 """Publishers remembered per table for duplicate detection (the oldest is forgotten beyond)."""
 DEFAULT_PREFIX = "ludoteca"
@@ -310,6 +313,10 @@ class RedisBus:
         self._confirmed: dict[str, asyncio.Event] = {}
         self._numbers = _Numbers()
         self._closed = False
+        self._outbox: list[tuple[str, str, asyncio.Future[None]]] = []
+        self._flusher: asyncio.Task[None] | None = None
+        self.round_trips = 0
+        """Pipelines sent to Redis (each carries every message published meanwhile)."""
 
     @property
     def worker(self) -> str:
@@ -346,15 +353,43 @@ class RedisBus:
         return True
 
     async def publish(self, table: str, seq: int, body: Mapping[str, Any]) -> None:
-        from redis.exceptions import RedisError
-
+        """Queue the message and wait until Redis has it. One task sends the queue, a pipeline
+        of at most :data:`PUBLISH_BATCH` messages per round trip: many tables' messages share
+        a round trip, and a publisher's messages reach Redis in the order they were published."""
         if self._closed:
             raise BusUnavailable("the bus is closed")
         text = encode(BusMessage(check_table_id(table), seq, self._worker, self._numbers.take(), dict(body)))
-        try:
-            await self._pub.publish(self.channel(table), text)
-        except (RedisError, OSError) as exc:
-            raise BusUnavailable(f"cannot publish to Redis: {exc}") from exc
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._outbox.append((self.channel(table), text, done))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.ensure_future(self._flush())
+        await done
+
+    async def _flush(self) -> None:
+        from redis.exceptions import RedisError
+
+        await asyncio.sleep(0)  # the messages published in this turn of the loop go together
+        while self._outbox:
+            batch, self._outbox = self._outbox[:PUBLISH_BATCH], self._outbox[PUBLISH_BATCH:]
+            failure: Exception | None = None
+            try:
+                self.round_trips += 1
+                async with self._pub.pipeline(transaction=False) as pipe:
+                    for channel, text, _ in batch:
+                        pipe.publish(channel, text)
+                    await pipe.execute()
+            except (RedisError, OSError) as exc:
+                failure = BusUnavailable(f"cannot publish to Redis: {exc}")
+            except asyncio.CancelledError:
+                failure = BusUnavailable("the bus is closed")
+                raise
+            finally:
+                for _, _, done in batch:
+                    if not done.done():
+                        if failure is None:
+                            done.set_result(None)
+                        else:
+                            done.set_exception(failure)
 
     async def subscribe(self, table: str, handler: Handler) -> bool:
         check_table_id(table)
@@ -394,6 +429,14 @@ class RedisBus:
         if self._closed:
             return
         self._closed = True
+        if self._flusher is not None:
+            self._flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._flusher
+        for _, _, done in self._outbox:
+            if not done.done():
+                done.set_exception(BusUnavailable("the bus is closed"))
+        self._outbox.clear()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

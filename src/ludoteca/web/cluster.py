@@ -3,8 +3,11 @@
 Any worker may accept an action for any table: the database serializes the writers (the actions
 table's unique ``(table_id, seq)``: an append at a ``seq`` another worker stored first fails, and
 the losing worker catches up and checks the action again, master.py). After every commit the
-worker announces ``{table, seq}`` on the bus (bus.py); every other worker that has the table loaded
-reads what changed from the database (``Table.refresh``) and sends it to its own connections.
+worker announces it on the bus (bus.py); a commit that only added actions carries them (seat,
+action JSON, time), and every other worker that has the table loaded replays them from the
+message (``Table.hear``: no database read); any other change, and a message that does not follow on
+from the table's ``seq`` (one was missed), makes it read what changed from the database
+(``Table.refresh``) instead. Either way it sends the change to its own connections.
 
 The timers of a table (its AI seats, the hourglass, abandoned seats) run only on the worker holding
 the table's **lease** (leases.py): ``ttl`` seconds, renewed every ``every`` seconds. Every worker,
@@ -21,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from ludoteca.web.bus import BusMessage, BusUnavailable, make_bus, new_worker_id
@@ -37,13 +41,16 @@ TTL = 3.0
 """Seconds a lease lasts without being renewed."""
 EVERY = 1.0
 """Seconds between two rounds of renewing, taking over and releasing leases."""
+IDLE = 30.0
+"""Seconds after which a table loaded here without a connection here, without its lease and not
+asked for is unloaded (it no longer costs this worker its news; it is loaded again when needed)."""
 
 
 class Cluster:
     """This worker's bus, leases and timers' ownership (one per application)."""
 
     def __init__(self, lobby: Lobby, redis_url: str | None, worker: str | None = None, *,
-                 ttl: float = TTL, every: float = EVERY, bus: Any = None) -> None:
+                 ttl: float = TTL, every: float = EVERY, bus: Any = None, idle: float = IDLE) -> None:
         self.lobby = lobby
         self.worker = worker or new_worker_id()
         self.bus = bus if bus is not None else make_bus(redis_url, self.worker, on_reconnect=self._reconnected)
@@ -52,9 +59,12 @@ class Cluster:
         self.leases = LeaseStore(lobby.repo.engine)
         self.ttl = ttl
         self.every = every
+        self.idle = idle
         self.held: dict[str, Lease] = {}
         self.watched: set[str] = set()
         self._claiming: set[str] = set()
+        self._dead: dict[str, None] = {}
+        """Workers known to have died (the last 64, in order)."""
         self._tasks: set[asyncio.Future[Any]] = set()
         self._loop_task: asyncio.Task[None] | None = None
         self.closed = False
@@ -77,6 +87,11 @@ class Cluster:
             self._loop_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._loop_task
+        # the connections here are about to close: the other workers count their seats as away
+        seated = [t for t in self.lobby.tables.values() if t.hub.local_seats()]
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.gather(*(self.bus.publish(t.id, t.master.seq, {"gone": self.worker})
+                                                    for t in seated), return_exceptions=True), 2.0)
         for table_id, lease in list(self.held.items()):
             self.held.pop(table_id, None)
             table = self.lobby.tables.get(table_id)
@@ -115,9 +130,16 @@ class Cluster:
 
     async def _publish(self, table_id: str, seq: int, body: dict[str, Any]) -> None:
         try:
-            await self.bus.publish(table_id, seq, body)
+            try:
+                await self.bus.publish(table_id, seq, body)
+            except ValueError:  # too large for the bus: the others read the actions from the database
+                if "rows" not in body:
+                    raise
+                await self.bus.publish(table_id, seq, {k: v for k, v in body.items() if k != "rows"})
         except BusUnavailable as exc:
             log.info("table %s: news not published (%s)", table_id, exc)
+        except ValueError as exc:
+            log.warning("table %s: news not published (%s)", table_id, exc)
 
     def claim(self, table: Table) -> None:
         """Try to take the lease of ``table`` (a game begins, a table in play is loaded)."""
@@ -149,6 +171,8 @@ class Cluster:
         if self.closed:
             await self._db(self.leases.release, lease)
             return
+        if lease.previous is not None:
+            self.worker_died(lease.previous)  # it let the lease expire
         self.held[lease.table] = lease
         table = await self.lobby.get(lease.table)
         if table is None or self.held.get(lease.table) is not lease:
@@ -166,11 +190,12 @@ class Cluster:
             return
         self.watched.add(table.id)
 
-        async def heard(message: BusMessage) -> None:
+        def heard(message: BusMessage) -> None:
+            # never waits: the table takes its news in its own task (the subscriber serves every table)
             live = self.lobby.tables.get(message.table)
             if live is not None:
                 try:
-                    await live.on_bus(message.body, message.origin)
+                    live.hear(message.body, message.origin)
                 except Exception:
                     log.warning("table %s: news from %s not handled", message.table, message.origin, exc_info=True)
 
@@ -188,6 +213,35 @@ class Cluster:
         if handler is not None:
             with contextlib.suppress(Exception):
                 await self.bus.unsubscribe(table.id, handler)
+
+    def unload_idle(self) -> list[str]:
+        """Unload the tables nobody uses through this worker: no connection here, no lease here,
+        not asked for in the last ``idle`` seconds. Only the workers that serve a table (its
+        connections, its timers) hear its news and replay its moves; another one loads it again
+        from the database when asked (``Lobby.get``)."""
+        now = time.monotonic()
+        gone = [t for t in self.lobby.tables.values()
+                if not t.hub.conns and t.id not in self.held and t.id not in self._claiming
+                and now - t.used_at >= self.idle]
+        for table in gone:
+            if self.lobby.tables.get(table.id) is table:
+                del self.lobby.tables[table.id]
+                self.forget(table)
+        return [t.id for t in gone]
+
+    def worker_died(self, worker: str) -> None:
+        """``worker`` let a lease expire (it died, or is cut off): the seats connected through it
+        are not connected any more, on every table loaded here, and the other workers are told so
+        (a worker only slow, told that of itself, says who is connected through it again)."""
+        if worker == self.worker or worker in self._dead:
+            return
+        self._dead[worker] = None
+        if len(self._dead) > 64:
+            del self._dead[next(iter(self._dead))]
+        for table in list(self.lobby.tables.values()):
+            if worker in table.hub.remote:
+                table.worker_gone(worker)
+                self.announce(table.id, table.master.seq, {"gone": worker})
 
     async def _reconnected(self, tables: frozenset[str]) -> None:
         """The bus was away: messages may have been missed; every loaded table catches up."""
@@ -213,7 +267,8 @@ class Cluster:
 
     async def tick(self) -> None:
         """One round: renew our leases (a lost one stops its timers), take over the expired and
-        released leases of tables in play, and refresh loaded tables a message may have missed."""
+        released leases of tables in play, and unload the tables idle here."""
+        self.unload_idle()
         held = dict(self.held)
         renewals = await self._db(self.leases.renew_all, list(held.values()), self.ttl) if held else {}
         for table_id, lease in held.items():

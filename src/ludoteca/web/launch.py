@@ -2,16 +2,19 @@
 each process of ``ludoteca serve --workers N`` (uvicorn imports ``ludoteca.web.launch:factory`` in
 every worker; the settings come from the environment variable :data:`SETTINGS_ENV`), and
 :func:`running_server` to run ``ludoteca serve`` as a real subprocess and learn its address (tests
-and benchmarks)."""
+and benchmarks), :func:`fresh_database` for a new database of their own on a PostgreSQL server."""
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import re
 import subprocess
 import sys
+import threading
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -54,11 +57,20 @@ def running_server(data_dir: str, *options: str, timeout: float = 30.0) -> Itera
 
     Raises RuntimeError with the server's own output when it does not start within ``timeout``.
     """
+    with server_process(data_dir, *options, timeout=timeout) as (base, _proc, _output):
+        yield base
+
+
+@contextmanager
+def server_process(data_dir: str, *options: str,
+                   timeout: float = 30.0) -> Iterator[tuple[str, subprocess.Popen[str], collections.deque[str]]]:
+    """:func:`running_server`, yielding (base URL, the process, its last 200 lines of output).
+    The output is read all along by a thread (a server that logs much never blocks on a full pipe)."""
     cmd = [sys.executable, "-m", "ludoteca.cli", "serve", "--host", "127.0.0.1", "--port", "0",
            "--data-dir", data_dir, *options]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.stdout is not None
-    seen: list[str] = []
+    seen: collections.deque[str] = collections.deque(maxlen=200)
     base = None
     deadline = time.monotonic() + timeout
     while base is None and time.monotonic() < deadline:
@@ -68,10 +80,12 @@ def running_server(data_dir: str, *options: str, timeout: float = 30.0) -> Itera
         seen.append(line)
         m = _URL.search(line)
         base = m.group(1) if m else None
+    reader = threading.Thread(target=_keep_reading, args=(proc.stdout, seen), daemon=True)
+    reader.start()
     try:
         if base is None:
-            raise RuntimeError("the server did not start:\n" + "".join(seen[-20:]))
-        yield base
+            raise RuntimeError("the server did not start:\n" + "".join(list(seen)[-20:]))
+        yield base, proc, seen
     finally:
         proc.terminate()
         try:
@@ -79,3 +93,30 @@ def running_server(data_dir: str, *options: str, timeout: float = 30.0) -> Itera
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _keep_reading(stream: Any, lines: collections.deque[str]) -> None:
+    for line in stream:
+        lines.append(line)
+
+
+@contextmanager
+def fresh_database(base_url: str, prefix: str = "ludo_tmp") -> Iterator[str]:
+    """A new, empty database named ``PREFIX_<random>`` on the PostgreSQL server of ``base_url``
+    (a SQLAlchemy URL); yields its URL and drops it (closing its connections) at the end. Tests
+    and benchmarks use it so that no other run's tables are resumed."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,30}", prefix):
+        raise ValueError("a database prefix is up to 31 lowercase letters, digits and '_'")
+    url = make_url(base_url)
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import (
     BigInteger,
@@ -90,6 +90,8 @@ class Lease:
     owner: str
     token: int
     expires_at: float
+    previous: str | None = field(default=None, compare=False)
+    """Taken over from another worker that let it expire (it died or is cut off): that worker."""
 
 
 def _check(table: str, worker: str, ttl: float | None = None) -> None:
@@ -157,6 +159,9 @@ class LeaseStore:
         except IntegrityError:
             pass  # the row exists: take it over if it is free
         with self.engine.begin() as conn:
+            # who had it: another worker whose lease expired (a hint for the caller, Lease.previous)
+            had = conn.execute(select(leases_t.c.owner, leases_t.c.expires_at)
+                               .where(leases_t.c.table_id == table)).first()
             done = conn.execute(
                 update(leases_t)
                 .where(and_(leases_t.c.table_id == table,
@@ -165,7 +170,8 @@ class LeaseStore:
             if done.rowcount != 1:
                 return None
             token = conn.execute(select(leases_t.c.token).where(leases_t.c.table_id == table)).scalar_one()
-        return Lease(table, worker, int(token), expires)
+        previous = had.owner if had is not None and had.owner not in (None, worker) and had.expires_at <= now else None
+        return Lease(table, worker, int(token), expires, previous)
 
     def renew(self, lease: Lease, ttl: float) -> Lease | None:
         """The same lease (same token) until ``ttl`` seconds from now; None if it was lost (another
@@ -229,12 +235,12 @@ class LeaseStore:
         now = self.clock()
         with self.engine.connect() as conn:
             expired = conn.execute(
-                select(leases_t.c.table_id)
+                select(leases_t.c.table_id, leases_t.c.owner)
                 .where(and_(leases_t.c.owner.is_not(None), leases_t.c.owner != worker, leases_t.c.expires_at <= now))
-                .order_by(leases_t.c.expires_at).limit(limit)).scalars().all()
+                .order_by(leases_t.c.expires_at).limit(limit)).all()
         taken: list[Lease] = []
         expires = now + ttl
-        for table in expired:
+        for table, previous in expired:
             with self.engine.begin() as conn:
                 done = conn.execute(
                     update(leases_t)
@@ -243,7 +249,7 @@ class LeaseStore:
                     .values(owner=worker, token=leases_t.c.token + 1, expires_at=expires))
                 if done.rowcount == 1:
                     token = conn.execute(select(leases_t.c.token).where(leases_t.c.table_id == table)).scalar_one()
-                    taken.append(Lease(table, worker, int(token), expires))
+                    taken.append(Lease(table, worker, int(token), expires, previous))
         return taken
 
     def free_among(self, tables: Iterable[str]) -> list[str]:
