@@ -90,7 +90,9 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None) -> A
     ``game`` (a game name) lets families such as ``heuristic`` pick the right variant.
     """
     _load_builtin()
-    name, params = parse_spec(spec)
+    from ludoteca.agents.levels import resolve
+
+    name, params = parse_spec(resolve(spec, game))  # a ladder level ("medium") plays its agent
     if name not in _REGISTRY:
         raise ValueError(_("unknown agent {name}; the agents are: {names}").format(
             name=repr(name), names=", ".join(sorted(_REGISTRY))))
@@ -114,7 +116,8 @@ def _load_builtin() -> None:
     _loaded = True
     import importlib
 
-    for module in ("ludoteca.agents.heuristics", "ludoteca.agents.mcts"):
+    for module in ("ludoteca.agents.heuristics", "ludoteca.agents.mcts", "ludoteca.agents.soft",
+                   "ludoteca.agents.strong"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

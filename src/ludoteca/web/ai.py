@@ -1,6 +1,8 @@
 """AI seats: choosing moves off the event loop.
 
-``random`` is instantaneous and runs inline; the other levels (``heuristic``, ``mcts``) run in a
+The levels are the AI ladder's (:mod:`ludoteca.agents.levels`: ``beginner`` ... ``expert``, each
+with a measured rating, :mod:`ludoteca.agents.ladder`); the older names ``random``, ``heuristic``
+and ``mcts`` still play. ``random`` is instantaneous and runs inline; the other levels run in a
 small process pool, so a long search never blocks the server's event loop (nor, through the
 GIL, its other tables). The runner bounds the searches running at once to the pool's size
 and lets the tables take turns (:class:`AIRunner`). A worker rebuilds the position from the
@@ -21,41 +23,57 @@ from dataclasses import dataclass
 from typing import Any
 
 from ludoteca.agents import agent_names, make_agent
+from ludoteca.agents import levels as ladder_levels
+from ludoteca.agents.ladder import level_summary
 from ludoteca.core.game import Action, State
 from ludoteca.core.i18n import N_
 from ludoteca.registry import load_game
 
-LEVELS: tuple[str, ...] = ("random", "heuristic", "mcts")
-"""The levels offered in the lobby (those whose agent is registered)."""
+LEVELS: tuple[str, ...] = ("random", *ladder_levels.LEVELS)
+"""The levels offered in the lobby, weakest first: ``random`` (any legal move, instantaneous:
+the seat an AI takes over when a player leaves) and the ladder's (:mod:`ludoteca.agents.levels`)."""
 
 LEVEL_INFO: dict[str, str] = {
+    "beginner": N_("mostly random moves: a child can beat it"),
+    "easy": N_("a good move half of the time, a random one otherwise"),
+    "medium": N_("plays sound moves by rules of thumb"),
+    "hard": N_("searches ahead (Monte-Carlo), a fraction of a second a move"),
+    "expert": N_("strongest: searches three times longer than hard"),
     "random": N_("plays any legal move"),
-    "heuristic": N_("beats random 9 games in 10"),
-    "mcts": N_("strongest: beats heuristic about 6 in 10"),
+    "heuristic": N_("plays sound moves by rules of thumb"),
+    "mcts": N_("strongest: searches three times longer than hard"),
 }
-"""A short hint of each level's strength, from the measured figures in docs/strength.md (heuristic beats
-random in 92.7-100% of games; mcts beats random in 92.2-100% and heuristic in 60.5-66.0%)."""
+"""A short hint of each level's strength (the older names included), for the lobby."""
 
-DEFAULT_SPECS: dict[str, str] = {
-    "random": "random",
-    "heuristic": "heuristic",
-    "mcts": "mcts:seconds=1.0",
-}
-"""Agent spec used for each level (``ludoteca.agents.make_agent``)."""
-
-_CACHE: OrderedDict[str, tuple[int, Any]] = OrderedDict()
-_CACHE_SIZE = 64
+DEFAULT_SPECS: dict[str, str] = {}
+"""Agent specs overriding a level's (``ludoteca.agents.levels.spec`` plays the others)."""
 
 
 def available_levels() -> list[str]:
-    """The AI levels whose agent exists in this installation."""
+    """The AI levels whose agents exist in this installation, weakest first."""
     names = set(agent_names())
-    return [level for level in LEVELS if level in names]
+    return [level for level in LEVELS if ladder_levels.SPECS.get(level, level).split(":")[0] in names]
+
+
+def is_level(level: str) -> bool:
+    """True for a level a seat may ask for: a ladder level or an older name (``random``,
+    ``heuristic``, ``mcts``: tables made before the ladder keep playing)."""
+    return ladder_levels.is_level(level)
 
 
 def level_descriptions(levels: list[str]) -> dict[str, str]:
     """The strength hint of each of ``levels`` (empty for a level without one)."""
     return {level: LEVEL_INFO.get(level, "") for level in levels}
+
+
+def level_ratings(game: str, players: int) -> dict[str, dict[str, int]]:
+    """``{level: {"rating", "low", "high"}}``: the measured rating of each level in ``game`` with
+    ``players`` players (levels not measured for that count are left out)."""
+    return level_summary(game, players)
+
+
+_CACHE: OrderedDict[str, tuple[int, Any]] = OrderedDict()
+_CACHE_SIZE = 64
 
 
 def agent_seed(table_seed: int, seq: int, seat: int) -> int:
@@ -123,8 +141,14 @@ class AIRunner:
         self.peak = 0
         """Most searches that ever ran at once (tests)."""
 
-    def spec(self, level: str) -> str:
-        return self.specs.get(level, level)
+    def spec(self, level: str, game: str | None = None) -> str:
+        """The agent spec playing ``level`` in ``game``: an override given to the runner, else the
+        level's (:func:`ludoteca.agents.levels.spec`)."""
+        if level in self.specs:
+            return self.specs[level]
+        if ladder_levels.canonical(level) in self.specs:
+            return self.specs[ladder_levels.canonical(level)]
+        return ladder_levels.spec(level, game)
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -137,7 +161,7 @@ class AIRunner:
                      interactive: bool = True) -> Action:
         """The move of the AI ``level`` in ``state`` (reached by the stored actions ``actions()``,
         read only when a worker needs them), as an int."""
-        spec = self.spec(level)
+        spec = self.spec(level, game)
         if spec == "random":
             legal = state.legal_actions()
             return legal[random.Random(seed).randrange(len(legal))]

@@ -14,6 +14,9 @@ HTTP API (JSON):
 - ``POST /api/tables/{id}/rematch`` (``{"token"?}``; the previous players' seats are kept for their
   tokens for ``rematch_hold`` seconds);
 - ``GET /api/stats``: only with ``stats_token`` (``Authorization: Bearer TOKEN``), else 404;
+- rated tables (``"rated": true`` at creation: a logged-in creator and players), ``GET /api/players/{name}``
+  (a profile: ratings, their history, finished tables) and ``GET /api/leaderboard?game=&players=&limit=``
+  (profiles.py, ratings.py; the pages ``/players/{name}`` and ``/leaderboard``);
 - ``GET /api/tables/{id}/record`` (the ludoteca-record JSON) and ``/replay`` (every position),
   once the game is over.
 
@@ -49,14 +52,16 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from ludoteca.registry import GAMES, game_class
-from ludoteca.web import guide, health, languages, lobby, rules, sockets
+from ludoteca.web import accounts, guide, health, languages, lobby, rules, sockets
 from ludoteca.web.bus import new_worker_id
 from ludoteca.web.cluster import Cluster
 from ludoteca.web.errors import Code, WebError, error_body
 from ludoteca.web.limits import ClientBuckets, ServerLimits
 from ludoteca.web.lobby import REMATCH_HOLD, Lobby
+from ludoteca.web.profiles import router as profiles_router
 from ludoteca.web.repository import Repository, database_url
 from ludoteca.web.security import SecurityMiddleware
+from ludoteca.web.sessions import CsrfMiddleware
 from ludoteca.web.sockets import MAX_MESSAGE
 from ludoteca.web.tables import STALL_AFTER
 
@@ -209,6 +214,7 @@ def create_app(
     app.state.creations = ClientBuckets(limits.create_per_minute, limits.create_burst)
     app.state.socket_rate = (rate, burst)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
+    app.add_middleware(CsrfMiddleware)  # inside the Origin checks: a session's requests need its CSRF token
     app.add_middleware(SecurityMiddleware, allowed_origins=tuple(allowed_origins))
     app.add_exception_handler(WebError, _web_error)
     app.add_exception_handler(Exception, _server_error)
@@ -216,7 +222,9 @@ def create_app(
     app.include_router(pages)
     app.include_router(languages.router)
     app.include_router(lobby.router)
+    app.include_router(accounts.router)  # issue 14: /login, /signup, /api/me, /api/login… (optional accounts)
     app.include_router(sockets.router)
     app.include_router(guide.router)  # /learn/{game} and /api/guide (issue 12: the guided first game)
+    app.include_router(profiles_router)  # /players/{name}, /leaderboard and their APIs (issue 14: ratings)
     health.install(app)  # /healthz, /readyz, draining on SIGTERM (issue 13; `ludoteca serve` sets it up)
     return app

@@ -60,14 +60,22 @@ class Code(StrEnum):
     SERVER_ERROR = "server_error"
     BAD_CHAT = "bad_chat"
     NO_OFFER = "no_offer"
+    BAD_PASSWORD = "bad_password"
+    NAME_TAKEN = "name_taken"
+    BAD_LOGIN = "bad_login"
+    NOT_LOGGED_IN = "not_logged_in"
+    BAD_CSRF = "bad_csrf"
+    BUSY = "busy"
+    RATED_NEEDS_ACCOUNT = "rated_needs_account"
 
 
 STATUS: dict[Code, int] = {
-    Code.BAD_TOKEN: 403, Code.NOT_SEATED: 403, Code.CROSS_ORIGIN: 403,
+    Code.BAD_TOKEN: 403, Code.NOT_SEATED: 403, Code.CROSS_ORIGIN: 403, Code.RATED_NEEDS_ACCOUNT: 403,
     Code.NOT_FOUND: 404,
     Code.NOT_OVER: 409, Code.NO_OFFER: 409,
     Code.SEAT_TAKEN: 409, Code.SEAT_HELD: 409, Code.EXPIRED: 409, Code.CONFLICT: 409,
     Code.TOO_LARGE: 413,
+    Code.BAD_LOGIN: 401, Code.NOT_LOGGED_IN: 401, Code.BAD_CSRF: 403, Code.NAME_TAKEN: 409, Code.BUSY: 503,
     Code.RATE_LIMITED: 429, Code.SPECTATORS_FULL: 429,
     Code.SERVER_ERROR: 500,
     Code.STORAGE: 503, Code.CLOSING: 503,

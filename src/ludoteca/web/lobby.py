@@ -27,7 +27,8 @@ from ludoteca.core.game import Game
 from ludoteca.core.i18n import N_
 from ludoteca.i18n import Message, option_label, web_text
 from ludoteca.registry import GAMES, game_class, load_game
-from ludoteca.web.ai import AIRunner, available_levels, level_descriptions
+from ludoteca.web import ratings
+from ludoteca.web.ai import AIRunner, available_levels, is_level, level_descriptions, level_ratings
 from ludoteca.web.cluster import Cluster
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.languages import request_language
@@ -47,6 +48,7 @@ from ludoteca.web.limits import (
 from ludoteca.web.master import AI, BROKEN, EXPIRED, HUMAN, OPEN, OVER, PLAYING, WAITING, Seat
 from ludoteca.web.repository import GroupCommit, Repository, TableData
 from ludoteca.web.security import stats_allowed
+from ludoteca.web.sessions import Account, current_account
 from ludoteca.web.tables import STALL_AFTER, Table, clean_name, hash_token
 
 log = logging.getLogger("ludoteca.web")
@@ -160,6 +162,7 @@ class Lobby:
                     await table.start()
             except WebError as exc:
                 log.error("table %s not resumed: %s", table_id, exc.message)
+        self._background.append(asyncio.ensure_future(ratings.catch_up(self)))  # rated tables ended unrated
         if self.waiting_ttl > 0:
             every = max(1.0, min(60.0, self.waiting_ttl / 4))
             self._background.append(asyncio.ensure_future(self._every(every, self.expire_waiting)))
@@ -215,7 +218,9 @@ class Lobby:
         if not valid_table_id(table_id):
             return None
         if table_id in self.tables:
-            return self.tables[table_id]
+            loaded = self.tables[table_id]
+            loaded.used_at = time.monotonic()  # several workers: a table in use is kept loaded (cluster.py)
+            return loaded
         if table_id in self._loading:
             return await self._loading[table_id]
         fut: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
@@ -281,8 +286,9 @@ class Lobby:
 
     # --- create ----------------------------------------------------------------------------------------
     async def create(self, request: Any, rematch_of: str | None = None,
-                     lang: str | None = None) -> tuple[Table, int | None, str | None]:
-        """A new table from a lobby request; returns (table, seat, token) — the creator's seat if asked."""
+                     lang: str | None = None, account: Account | None = None) -> tuple[Table, int | None, str | None]:
+        """A new table from a lobby request; returns (table, seat, token) — the creator's seat if asked
+        (taken under the ``account``'s name and tied to it when the creator is logged in)."""
         if not isinstance(request, dict):
             raise WebError(Code.BAD_REQUEST, "a table request is a JSON object")
         name, cls = self._game_of(request.get("game"))
@@ -305,7 +311,10 @@ class Lobby:
                 raise WebError(Code.BAD_SEAT, "'sit' must name an open seat")
             token = secrets.token_urlsafe(24)
             default = web_text(lang, N_("Player {n}"), n=sit + 1)  # the seats' default names: in the creator's language
-            seats[sit] = Seat(HUMAN, None, clean_name(request.get("name"), default), hash_token(token))
+            if account is not None:
+                seats[sit] = Seat(HUMAN, None, account.name, hash_token(token), account.id)
+            else:
+                seats[sit] = Seat(HUMAN, None, clean_name(request.get("name"), default), hash_token(token))
         now = time.time()
         data = TableData(id=new_table_id(), game=name, options=game.record_options(),
                          seed=secrets.randbits(62), status=WAITING, created_at=now, updated_at=now,
@@ -353,7 +362,7 @@ class Lobby:
                 seats.append(Seat(OPEN))
             elif kind == AI:
                 level = s.get("level", "random")
-                if not isinstance(level, str) or level not in self.levels():
+                if not isinstance(level, str) or not (level in self.levels() or is_level(level)):
                     raise WebError(Code.BAD_SEATS, "seat {seat}: AI level {level} is not one of {levels}",
                                    seat=i + 1, level=shown_id(level), levels=", ".join(self.levels()))
                 seats.append(Seat(AI, level, web_text(lang, N_("AI {n} ({level})"), n=i + 1,
@@ -393,7 +402,8 @@ class Lobby:
                 if s.token_hash is not None and secrets.compare_digest(s.token_hash, digest):
                     seat = i
         if seat is not None and new.seats[seat].kind == OPEN:
-            return new, seat, await new.join(seat, table.seats[seat].name, claim=digest)
+            return new, seat, await new.join(seat, table.seats[seat].name, claim=digest,
+                                             account_id=table.seats[seat].account_id)
         if seat is not None and digest is not None and new.seats[seat].token_hash == digest:
             return new, seat, token  # a rematch the players agreed on: the same token holds the seat
         return new, None, None
@@ -473,7 +483,11 @@ async def games(request: Request) -> dict[str, Any]:
     levels = lobby_of(request).levels()
     lang = request_language(request)
     return {"games": game_catalog(lang), "levels": levels,
-            "level_info": {level: web_text(lang, text) for level, text in level_descriptions(levels).items()}}
+            "level_info": {level: web_text(lang, text) for level, text in level_descriptions(levels).items()},
+            # each level's measured rating per game and player count (issue 14, agents/ladder.py)
+            "level_ratings": {name: {str(n): r for n in range(cls.min_players, cls.max_players + 1)
+                                     if (r := level_ratings(name, n))}
+                              for name in GAMES if (cls := game_class(name))}}
 
 
 @router.get("/stats")
@@ -510,7 +524,9 @@ async def create_table(request: Request) -> JSONResponse:
     if wait > 0:
         raise WebError(Code.RATE_LIMITED, "too many tables created from your address: try again in {seconds} s",
                        headers={"Retry-After": str(math.ceil(wait))}, seconds=math.ceil(wait))
-    table, seat, token = await lobby_of(request).create(await read_json(request), lang=request_language(request))
+    body, account = await read_json(request), await current_account(request)
+    ratings.check_creation(body, account)  # a rated table needs a logged-in creator (issue 14)
+    table, seat, token = await lobby_of(request).create(body, lang=request_language(request), account=account)
     return JSONResponse({"id": table.id, "url": f"/t/{table.id}", "seat": seat, "token": token,
                          "table": table.summary()}, status_code=201)
 
@@ -526,7 +542,10 @@ async def join(request: Request, table_id: str) -> dict[str, Any]:
     body = await read_json(request)
     if not isinstance(body, dict):
         raise WebError(Code.BAD_REQUEST, "send {\"seat\": n, \"name\": \"...\"}")
-    token = await table.join(body.get("seat"), body.get("name"), key=body.get("key"))
+    account = await current_account(request)  # logged in: the seat takes the account's name and follows it
+    ratings.check_seat(table.settings, account, table.seats)  # a rated table: logged-in players only (issue 14)
+    token = await table.join(body.get("seat"), account.name if account else body.get("name"), key=body.get("key"),
+                             account_id=account.id if account else None)
     return {"id": table.id, "seat": body.get("seat"), "token": token}
 
 

@@ -71,9 +71,11 @@ class Seat:
     level: str | None = None
     name: str | None = None
     token_hash: str | None = None
+    account_id: int | None = None
+    """The account of the logged-in player who took the seat (web/accounts.py)."""
 
     def data(self) -> SeatData:
-        return SeatData(self.kind, self.level, self.name, self.token_hash)
+        return SeatData(self.kind, self.level, self.name, self.token_hash, account_id=self.account_id)
 
 
 def _dumps(value: Any) -> str:
@@ -167,6 +169,10 @@ class Master:
         """Several workers: the (table, token) of the lease this worker holds, None when it holds
         none; the appends of the table's timers carry it (repository.AppendRequest.fence)."""
         self._fence_now: tuple[str, int] | None = None
+        self.news: dict[str, Any] | None = None
+        """What the last commit stored, when it only added actions (several workers: told to the
+        others on the bus so that they need not read it back, tables.py): ``{"from": first seq,
+        "a": [[seat, action], ...], "at": epoch seconds}``; None after any other change."""
         self._replay(actions or [], action_seats or [])
 
     # --- reading ---------------------------------------------------------------------------
@@ -336,6 +342,7 @@ class Master:
         if result is not None:
             self.result = result
         self.clock.restart(self.state.time_left() if self.status == PLAYING else None)
+        self.news = None
         self.hub.publish(self.seq, everything=result is not None and self.secrets)
 
     # --- apply on a copy --------------------------------------------------------------------------
@@ -391,6 +398,7 @@ class Master:
             status = OVER
             result = self._result(work)
         first = self.seq
+        previous = self.status
         if steps or seats or status != self.status:
             await self._store(AppendRequest(
                 self.table_id, first, [(s.seat, s.action) for s in steps],
@@ -407,6 +415,10 @@ class Master:
         if result is not None:
             self.result = result
         self.clock.restart(self.state.time_left() if self.status == PLAYING else None)
+        # only actions (the end of the game follows from them): the other workers can replay them
+        plain = steps and not seats and status in (previous, OVER)
+        self.news = {"from": first, "a": [[s.seat, s.action] for s in steps], "at": self.last_move_at} \
+            if plain else None
         self.hub.publish(first, everything=result is not None and self.secrets)
 
     async def _store(self, request: AppendRequest) -> None:

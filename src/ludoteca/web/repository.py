@@ -7,7 +7,12 @@ Four tables (a column added by a newer version is added to an older database at 
   SHA-256 of the seat's secret token — the token itself is never stored);
 - ``ludo_actions``: every accepted action in order, as canonical JSON (chance outcomes too);
 - ``ludo_notes``: the table's life around the game: chat lines and notices (a resignation, a seat
-  left or handed to an AI, rematch offers), each with its channel and the action count it follows.
+  left or handed to an AI, rematch offers), each with its channel and the action count it follows;
+- ``ludo_accounts`` and ``ludo_sessions``: optional accounts (argon2 hash of the password, never the
+  password) and their login sessions (SHA-256 of the cookie's token); a seat taken by a logged-in
+  player holds its ``account_id`` (web/accounts.py);
+- ``ludo_ratings`` and ``ludo_rating_history``: each account's rating per game and player count, and
+  its value after each rated table, one row per (account, table) (web/ratings.py).
 
 A table is rebuilt by replaying its actions, so the actions are the source of truth. Every
 statement is built with SQLAlchemy Core (compiled once and cached by SQLAlchemy), so the same
@@ -35,11 +40,13 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
     Table,
     Text,
+    UniqueConstraint,
     and_,
     bindparam,
     create_engine,
@@ -90,6 +97,7 @@ seats_t = Table(
     Column("name", String(64), nullable=True),
     Column("token_hash", String(64), nullable=True),
     Column("away_since", Float, nullable=True),
+    Column("account_id", Integer, nullable=True),
 )
 
 actions_t = Table(
@@ -112,8 +120,59 @@ notes_t = Table(
     Column("created_at", Float, nullable=False),
 )
 
+accounts_t = Table(
+    "ludo_accounts", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False),
+    Column("name_key", String(64), nullable=False, unique=True),
+    Column("password_hash", String(255), nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+"""Accounts (web/accounts.py): ``name_key`` is the casefolded name (names are unique whatever their case)."""
+
+sessions_t = Table(
+    "ludo_sessions", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("ludo_accounts.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("csrf", String(64), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False, index=True),
+)
+"""Login sessions: the SHA-256 of the session cookie's token (never the token), its CSRF token, its expiry."""
+
 NOTES_LOADED = 300
 """Notes (chat and notices) loaded with a table: the most recent ones."""
+
+ratings_t = Table(
+    "ludo_ratings", metadata,
+    Column("account_id", Integer, primary_key=True),
+    Column("game", String(32), primary_key=True),
+    Column("players", Integer, primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+"""An account's rating per game and player count (web/ratings.py: issue 14)."""
+
+rating_history_t = Table(
+    "ludo_rating_history", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", Integer, nullable=False),
+    Column("table_id", String(32), nullable=False),
+    Column("game", String(32), nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("display", Integer, nullable=False),
+    Column("rank", Integer, nullable=False),
+    Column("at", Float, nullable=False),
+    UniqueConstraint("account_id", "table_id", name="ludo_rating_history_once"),
+    Index("ludo_rating_history_account", "account_id", "game", "players", "at"),
+)
+"""One row per account and rated table, after its rating was updated: a table is rated once."""
+
 
 _INSERT_ACTION = insert(actions_t)
 _ADVANCE = (
@@ -125,10 +184,11 @@ _TAKE_SEAT = (
     update(seats_t)
     .where(seats_t.c.table_id == bindparam("t_id"), seats_t.c.seat == bindparam("t_seat"), seats_t.c.kind == OPEN)
     .values(kind=bindparam("kind"), level=bindparam("level"), name=bindparam("name"),
-            token_hash=bindparam("token_hash"))
+            token_hash=bindparam("token_hash"), account_id=bindparam("account_id"))
 )
 _REPLACE_VALUES: dict[str, Any] = {"kind": bindparam("kind"), "level": bindparam("level"), "name": bindparam("name"),
-                   "token_hash": bindparam("token_hash"), "away_since": None}
+                   "token_hash": bindparam("token_hash"), "away_since": None,
+                   "account_id": bindparam("account_id")}
 _REPLACE_SEAT = (
     update(seats_t)
     .where(seats_t.c.table_id == bindparam("t_id"), seats_t.c.seat == bindparam("t_seat"),
@@ -153,6 +213,31 @@ class SeatData:
     token_hash: str | None = None
     away_since: float | None = None
     """Since when (epoch seconds) the seat's player has had no connection, when stored (tables.py)."""
+    account_id: int | None = None
+    """The account of the logged-in player who took the seat (None: a typed name, an AI, open)."""
+
+
+@dataclass
+class AccountData:
+    """One stored account (``ludo_accounts``)."""
+
+    id: int
+    name: str
+    created_at: float
+    password_hash: str
+
+
+@dataclass
+class SessionData:
+    """One stored login session with its account."""
+
+    account: AccountData
+    csrf: str
+    expires_at: float
+
+
+class DuplicateName(Exception):
+    """:meth:`Repository.create_account`: an account with that name (whatever its case) exists."""
 
 
 @dataclass
@@ -257,7 +342,16 @@ def _dumps(value: Any) -> str:
 
 def _seat(row: Row[Any]) -> SeatData:
     return SeatData(kind=row.kind, level=row.level, name=row.name, token_hash=row.token_hash,
-                    away_since=row.away_since)
+                    away_since=row.away_since, account_id=row.account_id)
+
+
+def _account(row: Row[Any]) -> AccountData:
+    return AccountData(id=int(row.id), name=row.name, created_at=row.created_at, password_hash=row.password_hash)
+
+
+def name_key(name: str) -> str:
+    """The form of an account name that must be unique: casefolded."""
+    return name.casefold()
 
 
 def _note(row: Row[Any]) -> NoteData:
@@ -320,7 +414,7 @@ class Repository:
             ))
             conn.execute(insert(seats_t), [
                 {"table_id": data.id, "seat": i, "kind": s.kind, "level": s.level, "name": s.name,
-                 "token_hash": s.token_hash}
+                 "token_hash": s.token_hash, "account_id": s.account_id}
                 for i, s in enumerate(data.seats)
             ])
 
@@ -377,7 +471,7 @@ class Repository:
         for seat, data in req.seats:
             done = conn.execute(_TAKE_SEAT, {"t_id": req.table_id, "t_seat": seat, "kind": data.kind,
                                              "level": data.level, "name": data.name,
-                                             "token_hash": data.token_hash})
+                                             "token_hash": data.token_hash, "account_id": data.account_id})
             if done.rowcount != 1:
                 raise Conflict(f"table {req.table_id}: seat {seat} is no longer open")
 
@@ -385,7 +479,7 @@ class Repository:
     def _replace_seats(conn: Connection, req: AppendRequest) -> None:
         for seat, data, old_hash in req.replace:
             values = {"t_id": req.table_id, "t_seat": seat, "kind": data.kind, "level": data.level,
-                      "name": data.name, "token_hash": data.token_hash}
+                      "name": data.name, "token_hash": data.token_hash, "account_id": data.account_id}
             if old_hash is None:
                 done = conn.execute(_REPLACE_TOKENLESS_SEAT, values)
             else:
@@ -562,6 +656,7 @@ class Repository:
                 "updated_at": r.updated_at, "n_actions": r.n_actions,
                 "result": json.loads(r.result) if r.result else None,
                 "seats": [{"kind": x.kind, "level": x.level, "name": x.name} for x in seats[r.id]],
+                "rated": '"rated":true' in (r.settings or ""),  # issue 14: a rated table (web/ratings.py)
             }
             for r in rows
         ]
@@ -575,6 +670,72 @@ class Repository:
     def _seats(conn: Connection, table_id: str) -> list[SeatData]:
         q = select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)
         return [_seat(r) for r in conn.execute(q)]
+
+    # --- accounts and sessions (web/accounts.py) -----------------------------------------
+    def create_account(self, name: str, password_hash: str) -> int:
+        """A new account; returns its id. :class:`DuplicateName` if the casefolded name is taken."""
+        try:
+            with self.engine.begin() as conn:
+                done = conn.execute(insert(accounts_t).values(
+                    name=name, name_key=name_key(name), password_hash=password_hash, created_at=time.time()))
+                key = done.inserted_primary_key
+                return int(key[0]) if key is not None else 0
+        except IntegrityError as exc:
+            raise DuplicateName(name) from exc
+
+    def account_by_id(self, account_id: int) -> AccountData | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(accounts_t).where(accounts_t.c.id == account_id)).first()
+        return _account(row) if row is not None else None
+
+    def account_by_name(self, name: str) -> AccountData | None:
+        """The account with that name, whatever its case."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(accounts_t).where(accounts_t.c.name_key == name_key(name))).first()
+        return _account(row) if row is not None else None
+
+    def set_password_hash(self, account_id: int, password_hash: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(update(accounts_t).where(accounts_t.c.id == account_id).values(password_hash=password_hash))
+
+    def create_session(self, token_hash: str, account_id: int, csrf: str, expires_at: float) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(insert(sessions_t).values(token_hash=token_hash, account_id=account_id, csrf=csrf,
+                                                   created_at=time.time(), expires_at=expires_at))
+
+    def session(self, token_hash: str, now: float) -> SessionData | None:
+        """The session with that token hash and its account, unless it expired before ``now``."""
+        q = (select(sessions_t.c.csrf, sessions_t.c.expires_at, accounts_t)
+             .join(accounts_t, accounts_t.c.id == sessions_t.c.account_id)
+             .where(sessions_t.c.token_hash == token_hash, sessions_t.c.expires_at > now))
+        with self.engine.connect() as conn:
+            row = conn.execute(q).first()
+        if row is None:
+            return None
+        return SessionData(account=_account(row), csrf=row.csrf, expires_at=row.expires_at)
+
+    def extend_session(self, token_hash: str, expires_at: float) -> None:
+        """Sliding expiry: the session lasts until ``expires_at``."""
+        with self.engine.begin() as conn:
+            conn.execute(update(sessions_t).where(sessions_t.c.token_hash == token_hash)
+                         .values(expires_at=expires_at))
+
+    def delete_session(self, token_hash: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(sessions_t.delete().where(sessions_t.c.token_hash == token_hash))
+
+    def delete_expired_sessions(self, now: float) -> int:
+        """Forget the sessions expired before ``now``; returns how many."""
+        with self.engine.begin() as conn:
+            return int(conn.execute(sessions_t.delete().where(sessions_t.c.expires_at <= now)).rowcount or 0)
+
+    def account_seat(self, table_id: str, account_id: int) -> int | None:
+        """The first seat of the table taken by that account (None: none)."""
+        q = (select(seats_t.c.seat).where(seats_t.c.table_id == table_id, seats_t.c.account_id == account_id,
+                                          seats_t.c.kind == "human").order_by(seats_t.c.seat).limit(1))
+        with self.engine.connect() as conn:
+            seat = conn.execute(q).scalar()
+        return int(seat) if seat is not None else None
 
 
 class GroupCommit:

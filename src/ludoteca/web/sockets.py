@@ -22,6 +22,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from ludoteca.i18n import Message
+from ludoteca.web import ratings
 from ludoteca.web.errors import Code, WebError, error_body
 from ludoteca.web.hub import Connection
 from ludoteca.web.languages import socket_language
@@ -188,6 +189,7 @@ async def _dispatch(lobby: Lobby, table: Table, conn: Connection, kind: str, mes
     elif kind == "auth":
         await table.sign_in(conn, message.get("token"))
     elif kind == "join":
+        ratings.check_seat(table.settings, None)  # a rated table's seats are taken logged in, over HTTP (issue 14)
         token = await table.join(message.get("seat"), message.get("name"), key=message.get("key"))
         conn.send_json({"type": "joined", "seat": message.get("seat"), "token": token})
         table.authenticate(conn, token)

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from ludoteca.core.game import Game, State
 from ludoteca.core.records import Record
 from ludoteca.registry import load_game
-from ludoteca.web import life
+from ludoteca.web import life, ratings
 from ludoteca.web.ai import AIRunner, agent_seed
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.hub import Connection, Hub, Viewer
@@ -55,6 +55,9 @@ log = logging.getLogger("ludoteca.web")
 MAX_NAME = 24
 STALL_AFTER = 300.0
 """Seconds without a move, with a human to move who is away, before the lobby shows 'stalled'."""
+NEWS_QUEUED = 256
+"""Several workers: messages of the other workers waiting per table; beyond, they are dropped and
+the table reads the database once instead."""
 _JOIN_KEY = re.compile(r"[A-Za-z0-9_-]{22,128}")
 
 
@@ -79,6 +82,9 @@ def clean_name(name: Any, default: str) -> str:
 
 class Shared(Protocol):
     """The worker's part in a cluster of workers (cluster.py), as a table sees it."""
+
+    worker: str
+    """This worker's id."""
 
     def holds(self, table_id: str) -> bool: ...
 
@@ -127,7 +133,7 @@ class Table:
         self._hidden = self.game.has_hidden_information()
         self.hub = Hub(self)
         self._legal: list[dict[str, Any]] | None = None
-        seats = [Seat(s.kind, s.level, s.name, s.token_hash) for s in data.seats]
+        seats = [Seat(s.kind, s.level, s.name, s.token_hash, s.account_id) for s in data.seats]
         shared = host.cluster
         self.master = Master(data.id, self.game, data.seed, seats, data.status, host.committer, self,
                              actions=data.actions, action_seats=data.action_seats,
@@ -141,6 +147,15 @@ class Table:
         self.ai_task: asyncio.Task[None] | None = None
         self.bus_handler: Any = None
         """Several workers: this table's handler of the bus (cluster.py)."""
+        self._news: deque[dict[str, Any]] = deque()
+        """Several workers: the other workers' messages not yet taken in, in order (:meth:`hear`)."""
+        self._news_task: asyncio.Task[None] | None = None
+        self.used_at = time.monotonic()
+        """When the table was last asked for (``Lobby.get``): several workers unload a table idle here."""
+        self.news_applied = 0
+        """Messages of other workers taken in from their own content (no database read)."""
+        self.news_read = 0
+        """Messages of other workers that needed a database read (a gap, a change around the game)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._replay: dict[str, Any] | None = None
         # --- the table's life -------------------------------------------------------------------
@@ -231,6 +246,8 @@ class Table:
         for i, s in enumerate(self.seats):
             if s.kind == AI and s.token_hash is not None:
                 out[i]["taken_over"] = True  # an AI plays for an away player, who may take the seat back
+            if s.account_id is not None:
+                out[i]["account"] = True  # the seat's name is a logged-in player's account name
         if self.status == PLAYING:
             now = time.time()
             for i, since in self.away.items():
@@ -291,7 +308,7 @@ class Table:
             "status": self.status, "seats": self.public_seats(), "n_actions": self.master.seq,
             "spectators": self.hub.spectators(), "result": self.result,
             "rematch": self.rematch_id, "rematch_of": self.rematch_of, "created_at": self.created_at,
-            "unlisted": self.unlisted, **self.stall_info(),
+            "unlisted": self.unlisted, "rated": ratings.is_rated(self.settings), **self.stall_info(),
         }
 
     # --- connections --------------------------------------------------------------------------------
@@ -333,8 +350,11 @@ class Table:
         await self.master.submit(self.seat_of(conn), data, message.get("seq"))
 
     # --- seats ----------------------------------------------------------------------------------------
-    async def join(self, seat: Any, name: Any, claim: str | None = None, key: Any = None) -> str:
+    async def join(self, seat: Any, name: Any, claim: str | None = None, key: Any = None,
+                   account_id: int | None = None) -> str:
         """Take the open ``seat`` under ``name``; returns the seat's secret token.
+
+        ``account_id``: the account of a logged-in player (the seat follows it: :meth:`account_seat`).
 
         ``claim``: the hash of the token of the previous game's player a rematch seat is kept for.
         ``key``: a secret the client chose (22-128 letters, digits, ``-``, ``_``), which becomes
@@ -355,12 +375,29 @@ class Table:
                 raise WebError(Code.SEAT_TAKEN, "seat {seat} is already taken", seat=seat + 1)
             self._check_hold(seat, claim)
             token = key if key is not None else secrets.token_urlsafe(24)
-            taken = {seat: Seat(HUMAN, None, name, hash_token(token))}
+            taken = {seat: Seat(HUMAN, None, name, hash_token(token), account_id)}
             if self.status == WAITING and all(s.kind != OPEN for i, s in enumerate(self.seats) if i != seat):
                 await self.master.start(taken)  # the last seat and the game's start: one transaction
             else:
                 await self.master.take_seats(taken)
             return token
+
+    async def account_seat(self, account_id: int) -> tuple[int, str] | None:
+        """The seat the account holds here (before or during the game), with a new secret token: the
+        seat follows the account to another browser or device; the connections of the old token
+        watch from now on (they are told ``left``). None when the account holds no seat here."""
+        if self.host.cluster is not None:
+            await self.refresh()  # a seat taken through another worker
+        async with self.master.lock:
+            if self.status not in (WAITING, PLAYING):
+                return None
+            for i, s in enumerate(self.seats):
+                if s.account_id == account_id and s.token_hash is not None:
+                    token = secrets.token_urlsafe(24)
+                    await self._change({i: Seat(s.kind, s.level, s.name, hash_token(token), s.account_id)})
+                    self.hub.unseat(i)
+                    return i, token
+        return None
 
     async def start(self) -> None:
         """Every seat is taken but the start was never stored (or the opening chance is pending)."""
@@ -378,8 +415,13 @@ class Table:
     def publish(self, log_from: int, everything: bool = False) -> None:
         """The master committed a change: tell the viewers, restart the hourglass, wake an AI
         (and, with several workers, tell the other workers)."""
+        ratings.table_changed(self)  # a rated table just ended: its players' ratings (issue 14)
         self._show(log_from, everything)
-        self.announce()
+        news, self.master.news = self.master.news, None
+        if news is not None:
+            self.announce(rows=news)  # the other workers replay the actions without reading them back
+        else:
+            self.announce()
 
     def _show(self, log_from: int, everything: bool = False) -> None:
         self._legal = None
@@ -468,7 +510,7 @@ class Table:
         changed = master.absorb(delta.actions) > 0
         if delta.action_times:
             master.last_move_at = delta.action_times[-1]
-        seats = [Seat(s.kind, s.level, s.name, s.token_hash) for s in delta.seats]
+        seats = [Seat(s.kind, s.level, s.name, s.token_hash, s.account_id) for s in delta.seats]
         if seats != master.seats[:len(seats)] and len(seats) == len(master.seats):
             master.seats[:] = seats
             changed = True
@@ -494,8 +536,10 @@ class Table:
             self._show(first, everything=master.result is not None and master.secrets)
         return changed
 
-    async def on_bus(self, body: dict[str, Any], origin: str) -> None:
-        """A message of another worker about this table (cluster.py)."""
+    def hear(self, body: dict[str, Any], origin: str) -> None:
+        """A message of another worker about this table (cluster.py). Presence is taken at once;
+        news of a change is queued and taken in order by a task of the table, so the bus's
+        subscriber, shared by every table, never waits for this table's lock or for the database."""
         if "presence" in body:
             seats = body.get("presence")
             if isinstance(seats, list):
@@ -505,7 +549,81 @@ class Table:
         if body.get("ask"):  # a worker loaded the table: tell it who is connected here
             self.tell_presence()
             return
-        await self.refresh()
+        if "gone" in body:
+            gone = body.get("gone")
+            if isinstance(gone, str):
+                self.worker_gone(gone)
+            return
+        if len(self._news) >= NEWS_QUEUED:
+            self._news.clear()  # far behind: one read of the database catches up with all of it
+        self._news.append(body)
+        if self._news_task is None or self._news_task.done():
+            self._news_task = asyncio.ensure_future(self._take_news())
+
+    async def on_bus(self, body: dict[str, Any], origin: str) -> None:
+        """:meth:`hear`, then wait until the news is taken in."""
+        self.hear(body, origin)
+        task = self._news_task
+        if task is not None and not task.done():
+            await asyncio.shield(task)
+
+    async def _take_news(self) -> None:
+        while self._news:
+            body = self._news.popleft()
+            try:
+                async with self.master.lock:
+                    if not self._apply_news(body.get("rows")):
+                        self.news_read += 1
+                        await self._catch_up()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("table %s: news of another worker not taken in", self.id, exc_info=True)
+
+    def _apply_news(self, rows: Any) -> bool:
+        """Take in the actions another worker stored, from its message (lock held): ``rows`` is
+        ``master.news`` of that worker (``{"from": seq, "a": [[seat, action], ...], "at": time}``).
+        They are replayed like actions read from the database (chance outcomes are seeded by
+        ``seq``). False when the database must be read instead: no actions in the message, a
+        malformed one, or one that does not follow on from our ``seq`` (a message missed, or late:
+        the database heals the gap)."""
+        master = self.master
+        if not isinstance(rows, dict):
+            return False
+        first, actions, at = rows.get("from"), rows.get("a"), rows.get("at")
+        if type(first) is not int or not isinstance(actions, list) or not actions \
+                or not isinstance(at, (int, float)) or isinstance(at, bool):
+            return False
+        if first + len(actions) <= master.seq:
+            self.news_applied += 1
+            return True  # already known (read from the database meanwhile)
+        if first > master.seq or master.status != PLAYING:
+            return False
+        tail: list[tuple[int | None, dict[str, Any]]] = []
+        for item in actions[master.seq - first:]:
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], dict)
+                    and (item[0] is None or (type(item[0]) is int and 0 <= item[0] < self.n_players))):
+                return False
+            tail.append((item[0], item[1]))
+        log_from = master.seq
+        master.absorb(tail)
+        master.last_move_at = float(at)
+        if master.result is not None and master.status == PLAYING:
+            master.status = OVER  # the actions ended the game (the sender stored exactly that)
+        self.news_applied += 1
+        self._restart_clock()
+        self._show(log_from, everything=master.result is not None and master.secrets)
+        return True
+
+    def worker_gone(self, worker: str) -> None:
+        """``worker`` stopped (it died: its lease was taken over; or it shut down): the seats
+        connected through it are not any more, and count as away from now. Said of this very
+        worker (its lease expired while it was only slow): it tells who is connected here again."""
+        cluster = self.host.cluster
+        if cluster is not None and worker == cluster.worker:
+            self.tell_presence()
+        elif self.hub.remote.pop(worker, None) is not None:
+            self._presence_seen()
 
     def tell_presence(self) -> None:
         self.announce(presence=sorted(self.hub.local_seats()))
@@ -616,7 +734,8 @@ class Table:
                                    notes=[self._note("resigned", {"seat": seat, "name": name, "ended": True})])
                 return
             level = self.easiest_level()
-            await self._change({seat: Seat(AI, level, f"AI {seat + 1} ({level})")},
+            kept = ratings.kept_account(self.settings, self.seats[seat])  # rated: the resigner still ranks last
+            await self._change({seat: Seat(AI, level, f"AI {seat + 1} ({level})", None, kept)},
                                notes=[self._note("resigned", {"seat": seat, "name": name, "level": level})])
             self.away.pop(seat, None)
             self.hub.unseat(seat)
@@ -644,7 +763,7 @@ class Table:
             current = self.seats[seat]
             if self.status != PLAYING or current.kind != AI:
                 raise WebError(Code.NOT_PLAYING, "your seat is not played by an AI: there is nothing to take back")
-            await self._change({seat: Seat(HUMAN, None, current.name, current.token_hash)},
+            await self._change({seat: Seat(HUMAN, None, current.name, current.token_hash, current.account_id)},
                                notes=[self._note("took_back", {"seat": seat, "name": self._name(seat)})])
 
     async def _abandon(self, seat: int, left: bool) -> None:
@@ -659,7 +778,10 @@ class Table:
         else:
             level = self.easiest_level()
             token = None if left else self.seats[seat].token_hash
-            await self._change({seat: Seat(AI, level, name, token)},
+            account = self.seats[seat].account_id  # the account may take it back too
+            if left:  # no way back; a rated table still ranks the account (last: web/ratings.py)
+                account = ratings.kept_account(self.settings, self.seats[seat])
+            await self._change({seat: Seat(AI, level, name, token, account)},
                                notes=[self._note("ai_took_over", {"seat": seat, "name": name, "level": level,
                                                                   "why": why})])
         self.away.pop(seat, None)
@@ -793,7 +915,7 @@ class Table:
             "unlisted": self.unlisted, **self.settings,
         }
         made, _, _ = await self.host.create(request, rematch_of=self.id)
-        taken = {i: Seat(HUMAN, None, s.name, s.token_hash) for i, s in enumerate(self.seats)
+        taken = {i: Seat(HUMAN, None, s.name, s.token_hash, s.account_id) for i, s in enumerate(self.seats)
                  if s.kind == HUMAN and s.token_hash is not None}
         async with made.master.lock:
             await made.master.start(taken)
@@ -856,7 +978,8 @@ class Table:
         self.master.clock.cancel()
         if self._abandon_timer is not None:
             self._abandon_timer.cancel()
-        tasks = [t for t in (self.ai_task, *self._tasks) if t is not None and not t.done()]
+        self._news.clear()
+        tasks = [t for t in (self.ai_task, self._news_task, *self._tasks) if t is not None and not t.done()]
         for t in tasks:
             t.cancel()
         for t in tasks:

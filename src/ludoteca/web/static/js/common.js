@@ -44,20 +44,61 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** A JSON request to the server; its answers (errors too) come in the page's language. */
+/** The CSRF token of this browser's login session (the readable ludoteca_csrf cookie; "" when logged out). */
+export function csrfToken() {
+  if (typeof document === "undefined") return "";
+  const m = document.cookie.match(/(?:^|;\s*)ludoteca_csrf=([^;]*)/);
+  return m ? decodeURIComponent(m[1]) : "";
+}
+
+/** A JSON request to the server; its answers (errors too) come in the page's language. A POST carries the
+ * login session's CSRF token (web/sessions.py: refused without it while logged in). */
 export async function api(path, body) {
   const headers = {"Accept-Language": LANG};
   const opts = body === undefined ? {headers} : {
-    method: "POST", headers: {...headers, "Content-Type": "application/json"}, body: JSON.stringify(body),
+    method: "POST", headers: {...headers, "Content-Type": "application/json", "X-CSRF-Token": csrfToken()},
+    body: JSON.stringify(body),
   };
   const res = await fetch(path, opts);
   let data = null;
   try { data = await res.json(); } catch { data = null; }
   if (!res.ok) {
-    throw new Error((data && data.message) || t("the server answered {status} {reason}", {status: res.status,
+    const error = new Error((data && data.message) || t("the server answered {status} {reason}", {status: res.status,
       reason: res.statusText}));
+    error.code = data && data.code; // the error's code (web/errors.py), the same in every language
+    throw error;
   }
   return data;
+}
+
+// --- the optional account (issue 14): who is logged in, and the header's "Log in" / "name · Log out" ------
+/** This browser's account: {account: {name, created_at} | null, csrf} (GET /api/me, asked once per page). */
+export const me = typeof document === "undefined" ? Promise.resolve({account: null, csrf: null})
+  : api("/api/me").catch(() => null).then((d) => (d && typeof d === "object" ? d : {account: null, csrf: null}));
+
+/** The header's account link: "Log in" (back to this page afterwards), or the account name and "Log out". */
+export function accountNav() {
+  const nav = h("nav", {class: "account-nav", id: "account-nav", "aria-label": t("Account")});
+  me.then(({account}) => {
+    if (account) {
+      const out = h("button", {type: "button", class: "link-button", id: "logout"}, t("Log out"));
+      out.addEventListener("click", async () => {
+        try { await api("/api/logout", {}); } catch (e) { console.error(e); }
+        location.reload();
+      });
+      nav.replaceChildren(h("a", {class: "account-name", id: "account-name", // the profile (issue 14: ratings)
+        href: `/players/${encodeURIComponent(account.name)}`}, account.name), out);
+    } else if (!["/login", "/signup"].includes(location.pathname)) {
+      const next = encodeURIComponent(location.pathname + location.search);
+      nav.replaceChildren(h("a", {href: `/login?next=${next}`, id: "login-link"}, t("Log in")));
+    }
+  });
+  return nav;
+}
+
+if (typeof document !== "undefined") { // every page with the common header gets the account link
+  const header = document.querySelector("header.top");
+  if (header && !document.getElementById("account-nav")) header.append(accountNav());
 }
 
 export function getName() {

@@ -1,12 +1,20 @@
 // The lobby: create a table (game, players, options, seats) and list open and running tables.
-import {api, getName, h, setName, setSeat} from "./common.js";
-import {languageSwitch, t, translatePage} from "./i18n.js";
+import {api, getName, h, me, setName, setSeat} from "./common.js";
+import {LANG, languageSwitch, t, translatePage} from "./i18n.js";
 
 /** The words of the tables' states and of the AI levels (the server sends their codes). */
 const STATUS = {waiting: t("waiting"), playing: t("playing"), over: t("over"), expired: t("expired"),
   broken: t("broken"), stalled: t("stalled")};
-const LEVELS = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts")};
+const LEVELS = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts"), beginner: t("beginner"),
+  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert")};
 const levelName = (l) => LEVELS[l] || l;
+/** "medium ≈ 1,200" (the level's measured rating for this game and player count, issue 14), or the name. */
+let levelRatings = {};
+function levelLabel(l, game, players) {
+  const r = ((levelRatings[game] || {})[players] || {})[l];
+  if (!r) return levelName(l);
+  return t("{level} ≈ {rating}", {level: levelName(l), rating: new Intl.NumberFormat(LANG).format(r.rating)});
+}
 
 let catalog = [];
 let levels = [];
@@ -54,14 +62,15 @@ function renderOptions() {
 
 function renderSeats() {
   const n = Number($("players").value);
+  const game = $("game").value;
   const box = $("seats");
   box.replaceChildren();
   for (let i = 0; i < n; i++) {
     const sel = h("select", {id: `seat-${i}`},
       h("option", {value: "open"}, i === 0 ? t("Open — I sit here") : t("Open (a friend joins)")),
       ...levels.map((l) => h("option", {value: `ai:${l}`}, levelInfo[l]
-        ? t("AI: {level} — {strength}", {level: levelName(l), strength: levelInfo[l]})
-        : t("AI: {level}", {level: levelName(l)}))));
+        ? t("AI: {level} — {strength}", {level: levelLabel(l, game, n), strength: levelInfo[l]})
+        : t("AI: {level}", {level: levelLabel(l, game, n)}))));
     if (i === 0) {
       sel.append(h("option", {value: "open-spectate"}, t("Open (I only watch)")));
     }
@@ -90,7 +99,7 @@ async function create() {
   const g = currentGame();
   const players = Number($("players").value);
   const name = $("name").value.trim();
-  setName(name);
+  if (!$("name").readOnly) setName(name); // (not the account's name: the name typed when logged out stays)
   const seats = [];
   let sit = null;
   for (let i = 0; i < players; i++) {
@@ -102,7 +111,7 @@ async function create() {
     }
   }
   const body = {game: g.name, players, options: collectOptions(), seats, unlisted: $("unlisted").checked,
-    ...tableSettings()};
+    ...tableSettings(), ...ratedSetting()};
   if (sit !== null) { body.sit = sit; body.name = name || t("Player {n}", {n: sit + 1}); }
   try {
     const res = await api("/api/tables", body);
@@ -144,7 +153,8 @@ async function refresh() {
       const open = tb.seats.filter((s) => s.kind === "open" && !s.held_for).length;
       const link = tb.status === "over" ? h("a", {href: `/replay/${tb.id}`}, t("replay"))
         : h("a", {href: `/t/${tb.id}`}, open ? t("join") : t("watch"));
-      return h("tr", {}, h("td", {}, tb.title || tb.game), h("td", {}, names), statusCell(tb), h("td", {}, link));
+      return h("tr", {}, h("td", {}, tb.title || tb.game, ratedTag(tb)), h("td", {}, names), statusCell(tb),
+        h("td", {}, link));
     });
     $("table-list").replaceChildren(...(rows.length ? rows
       : [h("tr", {}, h("td", {colspan: 4, class: "muted"}, t("no tables yet")))]));
@@ -206,15 +216,41 @@ function tableSettings() {
   return {abandon_after: Number($("abandon-after").value), abandoned: $("abandoned").value, chat: $("chat-mode").value};
 }
 
+// Rated tables (issue 14, web/ratings.py): offered to a logged-in player; the lists mark them.
+function ratedTag(tb) {
+  return tb.rated ? h("span", {class: "tag"}, t("rated")) : null;
+}
+
+async function addRatedChoice() {
+  $("tagline").after(h("a", {href: "/leaderboard", class: "rules-link", id: "leaderboard-link"}, t("Leaderboards")));
+  const {account} = await me;
+  if (!account) return;
+  // logged in: the tables know this player by the account's name (the server uses it whatever is typed)
+  const name = $("name");
+  name.value = account.name;
+  name.readOnly = true;
+  name.setAttribute("aria-describedby", "name-note");
+  name.after(h("span", {class: "opt-note", id: "name-note"}, t("your account's name")));
+  const row = $("unlisted").closest(".form-row");
+  row.before(h("div", {class: "form-row"}, h("label", {for: "rated"}, t("Rated")), h("input", {type: "checkbox", id: "rated"}),
+    h("span", {class: "opt-note"}, t("the result changes the players' ratings; every player must be logged in"))));
+}
+
+function ratedSetting() {
+  return $("rated") && $("rated").checked ? {rated: true} : {};
+}
+
 async function init() {
   translatePage();
   addTableSettings();
+  addRatedChoice();
   $("top").append(languageSwitch());
   $("name").value = getName();
   const data = await api("/api/games");
   catalog = data.games;
   levels = data.levels;
   levelInfo = data.level_info || {};
+  levelRatings = data.level_ratings || {};
   $("tagline").textContent = t("{games} — play with friends", {games: catalog.map((g) => g.title).join(" · ")});
   $("game").replaceChildren(...catalog.map((g) => h("option", {value: g.name}, g.title)));
   $("game").addEventListener("change", renderPlayers);

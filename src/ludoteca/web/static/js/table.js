@@ -1,7 +1,7 @@
 // The table page: live position over a websocket, board clicks, seats, log, clock, result; the table's life
 // (resign, leave, take a seat back, rematch offers, chat, sounds). Every text goes through t() (i18n.js).
 import {drawBoard} from "./board.js";
-import {COLORS, announcements, api, describe, entryText, getName, getSeat, h, loadClient, logLines,
+import {COLORS, announcements, api, describe, entryText, getName, getSeat, h, loadClient, logLines, me,
   resultText, seatName, setName, setSeat, svg} from "./common.js";
 import {LANG, languageSwitch, t, tn, translatePage} from "./i18n.js";
 
@@ -61,6 +61,7 @@ function connect() {
     setConn(t("● live"));
     const mine = getSeat(tableId);
     if (mine) send({type: "auth", token: mine.token});
+    else resumeByAccount();
   };
   ws.onmessage = (ev) => {
     let m;
@@ -89,6 +90,10 @@ async function onMessage(m) {
       S.notes = m.notes || [];
       $("game-title").textContent = tn("{title} · {n} player · table {table}", "{title} · {n} players · table {table}",
         m.game.players, {title: m.game.title, table: m.table});
+      if (S.settings && S.settings.rated && !$("rated-tag")) { // issue 14: every seat needs an account
+        $("game-title").append(" ", h("span", {class: "tag", id: "rated-tag",
+          title: t("the result changes the players' ratings; every player must be logged in")}, t("rated")));
+      }
       if (!$("rules-link")) { // the game's rules page, in a new tab so the game stays open
         $("game-title").after(h("a", {id: "rules-link", class: "rules-link", target: "_blank", rel: "noopener"},
           t("Rules")));
@@ -138,6 +143,7 @@ async function onMessage(m) {
       break;
     case "left": // this browser no longer holds a seat here (resigned, left)
       localStorage.removeItem(`ludoteca.seat.${tableId}`);
+      S.resumeTried = true; // a seat given up or moved to another device is not taken back on a reconnect
       break;
     case "seats":
       if (S.msg) { S.msg.seats = m.seats; S.seatsAt = performance.now(); renderSeats(); renderBanner(); }
@@ -157,7 +163,10 @@ async function onMessage(m) {
       break;
     case "error":
       S.sent = false;
-      if (m.code === "bad_token") localStorage.removeItem(`ludoteca.seat.${tableId}`);
+      if (m.code === "bad_token") {
+        localStorage.removeItem(`ludoteca.seat.${tableId}`);
+        if (await resumeByAccount()) break; // the seat moved to this browser: no error to show
+      }
       if (m.code === "not_found") {
         S.closedForGood = true;
         $("banner").textContent = t("There is no such table.");
@@ -414,10 +423,35 @@ async function takeBack() {
   }
 }
 
-function sit(seat) {
+async function sit(seat) {
   const name = $("my-name").value.trim();
   setName(name);
+  if ((await me).account) { // logged in: an HTTP join ties the seat to the account (it follows it to other devices)
+    try {
+      const res = await api(`/api/tables/${encodeURIComponent(tableId)}/join`, {seat, name: name || null});
+      setSeat(tableId, seat, res.token);
+      send({type: "auth", token: res.token});
+    } catch (e) { toast(e.message); }
+    return;
+  }
   send({type: "join", seat, name: name || null});
+}
+
+/** Logged in without this table's seat token here: the seat the account holds (taken on another browser or
+ * device) comes to this one (web/accounts.py: my-seat); true when a seat was resumed. */
+async function resumeByAccount() {
+  if (S.resumeTried || !(await me).account) return false;
+  S.resumeTried = true;
+  try {
+    const res = await api(`/api/tables/${encodeURIComponent(tableId)}/my-seat`, {});
+    if (res.token === null || res.token === undefined) return false;
+    setSeat(tableId, res.seat, res.token);
+    send({type: "auth", token: res.token});
+    return true;
+  } catch (e) {
+    console.error(e);
+    return false;
+  }
 }
 
 const openGroups = new Set(); // the grouped log lines the viewer opened (by their first entry)
@@ -458,7 +492,8 @@ function noticeItem(n) {
   return h("li", {class: "notice", "data-kind": n.kind}, noteText(n));
 }
 
-const LEVEL_NAMES = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts")};
+const LEVEL_NAMES = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts"), beginner: t("beginner"),
+  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert")};
 
 function levelName(level) {
   return LEVEL_NAMES[level] || level || "";
@@ -740,6 +775,9 @@ $("copy").addEventListener("click", async () => {
   try { await navigator.clipboard.writeText(location.href); toast(t("Link copied")); } catch { $("share").select(); }
 });
 $("my-name").value = getName();
+me.then(({account}) => { // logged in: the seats taken here carry the account's name
+  if (account) { $("my-name").value = account.name; $("my-name").readOnly = true; }
+});
 $("confirm-forced").checked = confirmForced();
 $("confirm-forced").addEventListener("change", (ev) => {
   localStorage.setItem(FORCED_KEY, ev.target.checked ? "1" : "0");
