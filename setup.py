@@ -1,14 +1,16 @@
 """Build hook for the optional compiled engines (issue 15); everything else is in pyproject.toml.
 
-``pip install -e .`` (``scripts/setup``) compiles ``src/ludoteca/games/tohm/_compiled.pyx`` with
-Cython (a build requirement) and the system C compiler. The extension is optional: without a
-compiler (or without Cython) ludoteca still installs and uses the Python engines, with one warning
-(``ludoteca.games.tohm.compiled.available()`` is then False). See docs/compiled.md.
+``pip install -e .`` (``scripts/setup``) compiles every game's ``src/ludoteca/games/<game>/_compiled.pyx``
+(found by name: a new game with a compiled engine touches only its own folder) with Cython (a build
+requirement) and the system C compiler. The extensions are optional: without a compiler (or without
+Cython) ludoteca still installs and uses the Python engines, with one warning (the game's
+``compiled.available()`` is then False). See docs/compiled.md.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from setuptools import Extension, setup  # type: ignore[import-untyped]
@@ -26,7 +28,8 @@ class optional_build_ext(build_ext):  # type: ignore[misc]
             print(f"ludoteca: {ext.name} not built ({exc}); the Python engine will be used", flush=True)
 
 
-SOURCES = {"ludoteca.games.tohm._compiled": "src/ludoteca/games/tohm/_compiled.pyx"}
+SOURCES = {f"ludoteca.games.{path.parent.name}._compiled": path.as_posix()
+           for path in sorted(Path("src/ludoteca/games").glob("*/_compiled.pyx"))}
 """Every compiled extension: its module name and its Cython source."""
 
 

@@ -1,6 +1,7 @@
 """The balance lab's speed: games per second with 1 and 2 jobs, and its overhead per game.
 
     python benchmarks/lab.py [--game tohm] [--players 2] [--agents random] [--games 4000]
+    python benchmarks/lab.py --kinds random,heuristic,mcts,strong [--kind-games mcts=4,strong=400]
 
 Bars (issue 5): 2 jobs >= 1.7 x one job; the lab's overhead per game <= 10% of bare playouts
 of the same agents.
@@ -15,6 +16,12 @@ by others); the overhead sums over ``--sample`` games. Writing rows to ``games.j
 write, flush and fsync per batch of about 0.25 s of games) is timed the same way and added
 per game. The default is TOHM with 2 random players: the fastest engine with the cheapest
 agent, so the worst case for the lab's own cost.
+
+**Agent kinds** (``--kinds random,heuristic,mcts,strong``, issue 15): games per second of the
+lab with each agent kind in every seat, 1 and 2 jobs side by side (``--kind-games
+mcts=4,strong=400`` sets the games per kind; the default is 200, mcts 4), and for each kind the
+share of a game's time spent in the agents' ``step`` (the rest is the Python engine playing the
+game and the lab's bookkeeping): what a faster agent can still gain.
 
 **Scaling.** Wall-clock time of ``runner.execute`` for ``--games`` games with 1 and 2 jobs,
 storing every row, alternating, median over ``--repeat`` runs. It needs two otherwise idle
@@ -86,6 +93,55 @@ def lab(spec: RunSpec, tasks: list[Task], jobs: int) -> float:
         return elapsed
 
 
+def step_share(spec: RunSpec, game: Any, games: int) -> tuple[float, float]:
+    """(CPU seconds per game, share of them inside the agents' ``step``) over ``games`` games
+    played by the plainest loop (the lab's own cost is measured apart: see the overhead)."""
+    clock = time.process_time
+    total = inside = 0.0
+    for i in range(games):
+        _, rng, _, agents = setup_game(spec, i)
+        start = clock()
+        state = game.new_initial_state()
+        while True:
+            player = state.current_player()
+            if player < 0:
+                if player == TERMINAL:
+                    break
+                action = sample_outcome(state.chance_outcomes(), rng)
+            else:
+                t0 = clock()
+                action = agents[player].step(state)
+                inside += clock() - t0
+            state.apply_unchecked(action)
+        total += clock() - start
+    return total / games, inside / total if total else 0.0
+
+
+def kinds(args: argparse.Namespace) -> None:
+    """Games per second per agent kind, 1 and 2 jobs side by side, and the agents' share of a game."""
+    counts = {"mcts": 4}
+    for item in filter(None, args.kind_games.split(",")):
+        name, _, value = item.partition("=")
+        counts[name] = int(value)
+    clock = game_class(args.game).clock_option
+    options = {clock: None} if clock else {}
+    print(f"# {args.game}, {args.players} players; load average {os.getloadavg()[0]:.2f} at the start "
+          f"({os.cpu_count()} CPUs)", flush=True)
+    print("| agents | games | 1 job games/s | 2 jobs games/s | 2 vs 1 | CPU ms/game | in the agents |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
+    for kind in filter(None, args.kinds.split(",")):
+        spec = build_spec(args.game, args.players, [kind], options, [], seed=1)
+        game = load_game(spec.game, **spec.variants[0].options)
+        n = counts.get(kind.split(":")[0], counts.get(kind, 200))
+        play_game(spec, 0, 0)  # warm up: imports, tables, the compiled engine
+        one = lab(spec, spec.tasks(n), 1)
+        two = lab(spec, spec.tasks(n), 2)
+        cpu, share = step_share(spec, game, max(1, min(n, 50)))
+        print(f"| {kind} | {n} | {n / one:.3g} | {n / two:.3g} | {one / two:.2f} | {cpu * 1e3:.1f} | "
+              f"{share:.0%} |", flush=True)
+    print(f"# load average {os.getloadavg()[0]:.2f} at the end", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="tohm")
@@ -94,7 +150,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=4000, help="games per scaling measurement")
     parser.add_argument("--sample", type=int, default=400, help="games timed for the overhead")
     parser.add_argument("--repeat", type=int, default=3, help="timings per game, and scaling runs")
+    parser.add_argument("--kinds", default="", help="compare agent kinds instead, e.g. random,heuristic,mcts,strong")
+    parser.add_argument("--kind-games", default="", help="games per kind with --kinds, e.g. mcts=4,strong=400")
     args = parser.parse_args()
+    if args.kinds:
+        kinds(args)
+        return
     clock = game_class(args.game).clock_option
     options = {clock: None} if clock else {}
     spec = build_spec(args.game, args.players, args.agents.split(","), options, [], seed=1)

@@ -6,8 +6,8 @@
 * ``fast``: ``state.apply_unchecked`` — the path search and simulation use (no checks, no events);
 * ``checked``: ``state.apply_action`` — checks legality and builds the action's events (what
   the web and the terminal use);
-* ``compiled`` (TOHM, when its extension is built: docs/compiled.md): random playouts in C
-  (``ludoteca.games.tohm.compiled``), same rules, its own generator; ``x`` = compiled / fast;
+* ``compiled`` (a game with a built extension: docs/compiled.md): random playouts in C
+  (``ludoteca.games.<game>.compiled``), same rules, its own generator; ``x`` = compiled / fast;
 * ``REV`` (with ``--against``): that git revision's ``apply_unchecked`` if it has one, else its
   ``apply_action``, run in a subprocess from ``git archive`` of the revision, alternating
   with this tree's runs so that machine noise hits both alike. ``ratio`` = fast / REV.
@@ -61,22 +61,28 @@ def measure(name: str, players: int, seconds: float, path: str, seed: int = 0) -
 
 
 def compiled_engine(name: str) -> bool:
-    """True when ``name`` has a compiled engine that is built (TOHM only, today)."""
-    if name != "tohm":
-        return False
-    from ludoteca.games.tohm import compiled
+    """True when ``name`` has a compiled engine that is built (``ludoteca.games.<name>.compiled``)."""
+    import importlib
 
-    return compiled.available()
+    try:
+        compiled = importlib.import_module(f"ludoteca.games.{name}.compiled")
+    except ImportError:  # no compiled engine for this game
+        return False
+    return bool(compiled.available())
 
 
 def measure_compiled(name: str, players: int, seconds: float, seed: int = 0) -> float:
     """Actions per CPU second of random playouts in the compiled engine, from the initial state
     (batches of playouts in C, doubled until ``seconds`` of CPU time are spent)."""
-    import ludoteca
-    from ludoteca.games.tohm import TohmGame, compiled
+    import importlib
 
-    game = ludoteca.load_game(name, players=players)
-    assert isinstance(game, TohmGame)
+    import ludoteca
+
+    compiled = importlib.import_module(f"ludoteca.games.{name}.compiled")
+    options: dict[str, object] = {"players": players}
+    if name == "exagon":
+        options["clock"] = None  # as measure(): the same game on both sides
+    game = ludoteca.load_game(name, **options)
     state = compiled.CompiledState.initial(game)
     actions, batch = 0, 16
     start = time.process_time()

@@ -3,6 +3,7 @@
     nice python benchmarks/strength.py [--games exactly,tohm,tri,exagon] [--n 200] [--procs 2]
         [--pairings heuristic-random,mcts-random,mcts-heuristic] [--spec mcts=mcts:iterations=300]
         [--clairvoyant] [--duplicate] [--sims-seconds 2] [--json results.jsonl]
+    nice python benchmarks/strength.py --games tohm --pairings strong-mcts --n 400 --sims-seconds 0
 
 Every pairing ``A-B`` plays ``--n`` two-player games per game; A sits in seat 0 in even games
 and seat 1 in odd ones (seats rotated). A win scores 1, a shared win 1/2. Chance outcomes
@@ -15,6 +16,10 @@ win rate against an opponent bounds what foresight could achieve where luck caps
 
 Agent specs accept ``NAME=SPEC`` overrides (``--spec mcts=mcts:iterations=300``); per-game
 overrides are ``GAME.NAME=SPEC`` (``--spec exagon.mcts=mcts:iterations=150``).
+
+``strong-mcts`` (issue 15) is the compiled agent against today's ``mcts``, each with its game's
+defaults: the strong agent has "mcts strength" when the 95% interval of its score contains 0.5 or
+lies above it (its upper end reaches 0.5: not significantly weaker), printed as the bar ``~0.50``.
 """
 
 from __future__ import annotations
@@ -31,11 +36,14 @@ from typing import Any
 import ludoteca
 from ludoteca.agents import make_agent
 from ludoteca.agents.mcts import DEFAULT_C, MCTSAgent
+from ludoteca.agents.strong import StrongAgent
 from ludoteca.core.chance import outcome_at, sample_chance
 
 GAMES = ("exactly", "tohm", "tri", "exagon")
 PAIRINGS = ("heuristic-random", "mcts-random", "mcts-heuristic")
 BAR = {"heuristic-random": 0.65, "mcts-random": 0.80, "mcts-heuristic": 0.55}
+NOT_WEAKER = {"strong-mcts"}
+"""Pairings whose bar is "not significantly weaker": the interval's upper end reaches 0.5."""
 
 
 def game_options(name: str) -> dict[str, Any]:
@@ -149,9 +157,41 @@ def sims_per_second(name: str, spec: str, seconds: float, seed: int = 0) -> dict
             "seconds": round(spent, 2), "sims_per_s": round(iters / spent) if spent else 0}
 
 
+def cpu_per_move(name: str, specs: list[str], positions: int = 12, seed: int = 5) -> dict[str, float]:
+    """CPU seconds per move of each spec on the same ``positions`` decision positions of random
+    games (side by side in one process: ratios hold on a loaded machine)."""
+    game = ludoteca.load_game(name, **game_options(name))
+    rng = random.Random(seed)
+    found: list[Any] = []
+    while len(found) < positions:
+        state = game.new_initial_state()
+        for _ in range(rng.randrange(10, 80)):
+            if state.is_terminal():
+                break
+            state.apply_action(sample_chance(state, rng) if state.is_chance_node()
+                               else rng.choice(state.legal_actions()))
+        while not state.is_terminal() and (state.is_chance_node() or len(state.legal_actions()) < 2):
+            state.apply_action(sample_chance(state, rng) if state.is_chance_node() else state.legal_actions()[0])
+        if not state.is_terminal():
+            found.append(state)
+    out = {}
+    for spec in specs:
+        agent = make_agent(spec, seed=1, game=name)
+        start = time.process_time()
+        for state in found:
+            agent.step(state)
+        out[spec] = (time.process_time() - start) / positions
+    return out
+
+
 def resolved_mcts(name: str, spec: str) -> str:
     """The spec with the per-game defaults written out (for the report)."""
     agent = make_agent(spec.replace("clairvoyant", "mcts"), seed=0, game=name)
+    if isinstance(agent, StrongAgent):
+        game = ludoteca.load_game(name, **game_options(name))
+        settings = agent.settings(game)
+        where = "compiled" if agent.compiled_search(game) is not None else "Python mcts fallback"
+        return f"strong:iterations={settings['iterations']}:c={settings['c']:g}:cap={settings['cap']} ({where})"
     if not isinstance(agent, MCTSAgent):
         return spec
     settings = agent.settings(ludoteca.load_game(name, **game_options(name)))
@@ -194,6 +234,10 @@ def main() -> None:
         return overrides.get(f"{game}.{name}", overrides.get(name, name))
 
     print(f"# DEFAULT_C={DEFAULT_C}", flush=True)
+    if any(p.startswith("strong-") for p in pairings):
+        for g in games:
+            cpu = cpu_per_move(g, [spec_for(g, "mcts"), spec_for(g, "strong")])
+            print(json.dumps({"game": g, "cpu_s_per_move": {k: round(v, 5) for k, v in cpu.items()}}), flush=True)
     if args.sims_seconds > 0:
         for g in games:
             print(json.dumps(sims_per_second(g, spec_for(g, "mcts"), args.sims_seconds)), flush=True)
@@ -232,9 +276,13 @@ def main() -> None:
                 continue
             s = summary(*key, results[key])
             bar = BAR.get(pairing)
-            print(f"| {g} | {resolved_mcts(g, key[1]) if 'mcts' in a or a == 'clairvoyant' else key[1]} "
-                  f"| {key[2]} | {s['n']} | {s['rate']:.3f} | [{s['lo']:.3f}, {s['hi']:.3f}] "
-                  f"| {'' if bar is None else f'>= {bar:.2f}'} | {s['a_moves']} | {s['a_mean']:.3f}, {s['a_max']:.3f}, "
+            shown_bar = "" if bar is None else f">= {bar:.2f}"
+            if pairing in NOT_WEAKER:
+                shown_bar = f"~0.50 ({'met' if s['hi'] >= 0.5 else 'NOT met'})"
+            shown_a = resolved_mcts(g, key[1]) if 'mcts' in a or a in ('clairvoyant', 'strong') else key[1]
+            shown_b = resolved_mcts(g, key[2]) if b == 'mcts' else key[2]
+            print(f"| {g} | {shown_a} | {shown_b} | {s['n']} | {s['rate']:.3f} | [{s['lo']:.3f}, {s['hi']:.3f}] "
+                  f"| {shown_bar} | {s['a_moves']} | {s['a_mean']:.4f}, {s['a_max']:.3f}, "
                   f"{s['a_cpu_max']:.3f} |")
 
 

@@ -35,6 +35,7 @@ DOMAIN = "messages"
 SOURCES = ("play/*.py", "commands/play.py", "commands/replay.py", "commands/random.py", "games/*/board.py",
            "core/drawing.py", "i18n.py", "lab/*.py", "commands/lab.py", "commands/arena.py", "commands/serve.py",
            "commands/common.py", "games/*/__init__.py", "core/options.py", "core/registry.py", "agents/base.py",
+           "agents/strong.py",
            "core/game.py", "cli.py", "commands/rules.py")
 """The files whose ``_()`` and ``N_()`` messages make the terminal's catalog (globs under the package)."""
 

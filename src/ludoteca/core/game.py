@@ -101,6 +101,9 @@ class Game(ABC):
     """The figures :meth:`State.counters` reports, for the balance lab."""
     agent_defaults: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     """Tuning defaults per agent kind, e.g. ``{"mcts": {"iterations": 400, "c": 0.4}}``."""
+    compiled_part: ClassVar[str | None] = None
+    """The module of the game's package holding its compiled engine (e.g. ``"compiled"``), or None:
+    see :meth:`compiled` and docs/compiled.md."""
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = resolve_options(
@@ -196,6 +199,14 @@ class Game(ABC):
             if exc.name == full:
                 return None
             raise
+
+    def compiled(self) -> ModuleType | None:
+        """The game's compiled engine (the module named by :attr:`compiled_part`), or None when the
+        game has none. How agents find a compiled search without naming the game; the module offers
+        ``unsupported(game) -> str`` (why it cannot play these options, "" when it can: not built,
+        an option beyond it) and ``search(state, iterations, c, cap, seed) -> action`` (the compiled
+        MCTS, ``core/_mcts.pxi``). See docs/compiled.md."""
+        return self.part(self.compiled_part) if self.compiled_part else None
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if k != "tiles")

@@ -294,6 +294,9 @@ def print_tables(summary: dict[str, Any], console: Any = None) -> None:
         cells += [f"{pct(v['seats'][s]['rate'])} {ci_text(v['seats'][s]['ci'])}" for v in variants]
         t.add_row(*cells)
     console.print(t)
+    lineup = ", ".join(_("seat {seat}: {agent}").format(seat=s, agent=a) for s, a in enumerate(summary["lineup"]))
+    console.print((_("Agents (rotated round the seats): {lineup}") if summary["rotate"] else
+                   _("Agents: {lineup}")).format(lineup=lineup))
     for v in variants:
         prefix = f"{v['key']}: " if many else ""
         console.print(_("First player: {sentence}").format(sentence=prefix + first_player_sentence(v)))

@@ -140,7 +140,9 @@ class ExactlyGame(Game):
     hidden_information = False
     score_name = "euros"
     counters = COUNTERS
-    agent_defaults = {"mcts": {"iterations": 1000, "cap": 10, "c": 0.4}}
+    agent_defaults = {"mcts": {"iterations": 1000, "cap": 10, "c": 0.4},
+                      "strong": {"iterations": 1000, "cap": 10, "c": 0.4}}  # mcts's own search, compiled
+    compiled_part = "compiled"
     catalogue_order = 1
     OPTIONS = (
         Option("start_coin", "when each player takes a 5-cent coin: \"round\" (start of the game and of every "

@@ -244,7 +244,9 @@ class TohmGame(Game):
     hidden_information = False
     score_name = "trophies"
     counters = COUNTERS
-    agent_defaults = {"mcts": {"iterations": 3000, "cap": 60, "c": 0.4}}
+    agent_defaults = {"mcts": {"iterations": 3000, "cap": 60, "c": 0.4},
+                      "strong": {"iterations": 1000, "cap": 10, "c": 0.4}}  # docs/strength.md: "strong"
+    compiled_part = "compiled"
     catalogue_order = 3
     OPTIONS = (
         Option(

@@ -8,9 +8,11 @@ proves them equal. Phases, action ids and the board encoding are the Python engi
 """
 
 from libc.stdint cimport uint64_t, uint32_t
+from libc.math cimport exp
 
 cdef enum:
     MAXC = 100      # most cells (MAX_SIDE 10 x 10)
+    MAX_ACTIONS = MAXC * MAXC   # bound on legal actions at a decision (moves: filled x empty <= 2500) and outcomes
     MAXP = 5        # most players
     NTOKENS = 5
     NTROPHIES = 10
@@ -61,6 +63,19 @@ include "../../core/_rng.pxi"
 
 
 # --- the rules (mirror of TohmState) ------------------------------------------------------------
+# The C-level interface every compiled engine defines (docs/compiled.md): Gm, St, MAX_ACTIONS,
+# _player, _legal, _chance, _apply, _returns, _random_action (and optionally _value); the compiled
+# search (core/_mcts.pxi, included at the end) uses only these names.
+
+cdef inline int _player(const Gm* g, const St* s) noexcept nogil:
+    """current_player(): the seat to move, CUR_CHANCE (-1) at a roll, CUR_TERMINAL (-4) at the end."""
+    return s.cur
+
+
+cdef inline int _chance(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
+    """One chance outcome (a fair die face) sampled with the engine's probabilities."""
+    return 1 + _below(rng, 6)
+
 
 cdef inline void _score(const Gm* g, St* s, int i, int owner, int mover) noexcept nogil:
     """Tris through cell ``i`` just filled by a token of ``owner`` (TohmState._score)."""
@@ -203,7 +218,7 @@ cdef int _random_action(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
     the same distribution as ``legal[randrange(len(legal))]`` over :func:`_legal`'s list."""
     cdef int d, i, k, m, ne, nf, j, f, t
     if s.phase == P_ROLL:
-        return 1 + _below(rng, 6)
+        return _chance(g, s, rng)
     d = s.roll
     if d >= 3:
         if s.supply[s.to_move]:
@@ -258,10 +273,13 @@ cdef inline int _playout(const Gm* g, St* s, uint64_t* rng) noexcept nogil:
     return count
 
 
-cdef list _returns(const Gm* g, const St* s):
+cdef void _returns(const Gm* g, const St* s, double* out) noexcept nogil:
+    """TohmState.returns(): the leaders by trophies share 1 (0 for everyone before the end)."""
     cdef int p, best = -1, nwin = 0
     if s.phase != P_OVER:
-        return [0.0] * g.players
+        for p in range(g.players):
+            out[p] = 0.0
+        return
     for p in range(g.players):
         if s.trophies[p] > best:
             best = s.trophies[p]
@@ -269,7 +287,137 @@ cdef list _returns(const Gm* g, const St* s):
         if s.trophies[p] == best:
             nwin += 1
     cdef double share = 1.0 / nwin
-    return [share if s.trophies[p] == best else 0.0 for p in range(g.players)]
+    for p in range(g.players):
+        out[p] = share if s.trophies[p] == best else 0.0
+
+
+cdef list _returns_list(const Gm* g, const St* s):
+    cdef double out[MAXP]
+    _returns(g, s, out)
+    cdef int p
+    return [out[p] for p in range(g.players)]
+
+
+# --- the evaluation of a cut-off rollout (mirror of heuristic.value) ----------------------------
+
+cdef inline bint _run_through(const Gm* g, const int* b, int i, int p) noexcept nogil:
+    """heuristic._run_through: a token of ``p`` on cell ``i`` makes a tris (``b[i]`` ignored)."""
+    cdef int cols = g.cols
+    cdef int r = i // cols
+    cdef int c = i - r * cols
+    cdef int n = 1, x
+    x = c - 1
+    while x >= 0 and b[r * cols + x] == p:
+        n += 1
+        x -= 1
+    x = c + 1
+    while x < cols and b[r * cols + x] == p:
+        n += 1
+        x += 1
+    if n >= 3:
+        return True
+    n = 1
+    x = r - 1
+    while x >= 0 and b[x * cols + c] == p:
+        n += 1
+        x -= 1
+    x = r + 1
+    while x < g.rows and b[x * cols + c] == p:
+        n += 1
+        x += 1
+    return n >= 3
+
+
+cdef double _score_chance(const Gm* g, int* b, const St* s, int p) noexcept nogil:
+    """heuristic.score_chance: the probability that ``p`` scores on their next roll."""
+    cdef int i, e, f, faces = 0, ncells = 0
+    cdef int cells[MAXC]
+    cdef bint seen[7]
+    cdef bint good
+    for i in range(g.n):
+        if b[i] < 0 and _run_through(g, b, i, p):
+            cells[ncells] = i
+            ncells += 1
+    if ncells == 0:
+        return 0.0
+    if s.supply[p]:
+        for i in range(7):
+            seen[i] = False
+        for i in range(ncells):
+            if not seen[g.numbers[cells[i]]]:
+                seen[g.numbers[cells[i]]] = True
+                faces += 1
+    for i in range(ncells):       # a 2: move a token of p from elsewhere onto a threat cell
+        e = cells[i]
+        for f in range(g.n):
+            if b[f] == p:
+                b[f] = -1
+                good = _run_through(g, b, e, p)
+                b[f] = p
+                if good:
+                    return (faces + 1) / 6.0
+    return faces / 6.0
+
+
+cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
+    """heuristic.value: winning chances per seat, a softmax of trophies plus promise (the
+    returns at the end). Used by the compiled search to score a rollout cut short."""
+    cdef int p, q, r, c, i, o0, o1, o2, order, n = g.players, cols = g.cols
+    cdef double sc[MAXP]
+    cdef int builds[MAXP]
+    cdef int b[MAXC]
+    cdef double w, k, m, tot
+    if s.phase == P_OVER:
+        _returns(g, s, out)
+        return
+    for i in range(g.n):
+        b[i] = s.board[i]
+    for p in range(n):
+        builds[p] = 0
+    for r in range(g.rows):               # windows of three cells in a line (heuristic._windows)
+        for c in range(cols - 2):
+            i = r * cols + c
+            o0 = b[i]
+            o1 = b[i + 1]
+            o2 = b[i + 2]
+            if o0 < 0 and o1 >= 0 and o1 == o2:
+                builds[o1] += 1
+            elif o1 < 0 and o0 >= 0 and o0 == o2:
+                builds[o0] += 1
+            elif o2 < 0 and o0 >= 0 and o0 == o1:
+                builds[o0] += 1
+    for r in range(g.rows - 2):
+        for c in range(cols):
+            i = r * cols + c
+            o0 = b[i]
+            o1 = b[i + cols]
+            o2 = b[i + 2 * cols]
+            if o0 < 0 and o1 >= 0 and o1 == o2:
+                builds[o1] += 1
+            elif o1 < 0 and o0 >= 0 and o0 == o2:
+                builds[o0] += 1
+            elif o2 < 0 and o0 >= 0 and o0 == o1:
+                builds[o0] += 1
+    for p in range(n):
+        order = p - s.to_move
+        if order < 0:
+            order += n
+        w = 1.0 if order == 0 else (0.7 if order < n - 1 else 0.55)
+        sc[p] = s.trophies[p] + w * _score_chance(g, b, s, p) + 0.04 * builds[p]
+    k = 1.2 + 3.0 / (1 + s.trophies_left)
+    m = sc[0]
+    for p in range(1, n):
+        if sc[p] > m:
+            m = sc[p]
+    tot = 0.0
+    for p in range(n):
+        out[p] = exp(k * (sc[p] - m))
+        tot += out[p]
+    for p in range(n):
+        out[p] /= tot
+
+
+include "../../core/_mcts.pxi"
 
 
 # --- the Python face --------------------------------------------------------------------------
@@ -280,6 +428,7 @@ cdef class CState:
     cdef Gm g
     cdef St s
     cdef public long long last_actions
+    cdef public tuple last_stats
 
     def __init__(self, int rows, int cols, numbers, int players, int turn_limit):
         if not (3 <= rows and 3 <= cols and rows * cols <= MAXC):
@@ -315,6 +464,7 @@ cdef class CState:
         self.s.n_tris = self.s.n_tris_others = self.s.n_trophies = 0
         self.s.n_removes = self.s.n_moves = self.s.n_places = self.s.n_passes = 0
         self.last_actions = 0
+        self.last_stats = (0, 0, 0)
 
     def load(self, board, supply, trophies, int trophies_left, int to_move, int phase, roll, int turn,
              counters=None):
@@ -356,6 +506,7 @@ cdef class CState:
         c.g = self.g
         c.s = self.s
         c.last_actions = 0
+        c.last_stats = (0, 0, 0)
         return c
 
     def current_player(self):
@@ -383,7 +534,35 @@ cdef class CState:
         _apply(&self.g, &self.s, action)
 
     def returns(self):
-        return _returns(&self.g, &self.s)
+        return _returns_list(&self.g, &self.s)
+
+    def value(self):
+        """The evaluation of this position (``heuristic.value``), one number per seat."""
+        cdef double out[MAXP]
+        _value(&self.g, &self.s, out)
+        cdef int p
+        return [out[p] for p in range(self.g.players)]
+
+    def search(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True):
+        """The compiled MCTS (core/_mcts.pxi) from this decision position (unchanged): the action
+        it plays after ``iterations`` simulations with UCT constant ``c``, rollouts of at most
+        ``cap`` actions scored by :meth:`value` when cut short (``evaluate=False``: even shares),
+        seeded by ``seed``. ``last_stats`` is set to (simulations, nodes, rollout actions)."""
+        if self.s.cur < 0:
+            raise ValueError("the search needs a position where a player is to move")
+        if iterations < 0 or cap < 0 or c < 0:
+            raise ValueError("iterations, cap and c must not be negative")
+        cdef long long stats[3]
+        cdef int action
+        cdef _ValueFn fn = NULL
+        if evaluate:
+            fn = _value
+        with nogil:
+            action = _search(&self.g, &self.s, self.g.players, iterations, c, cap, seed, fn, stats)
+        if action == _MCTS_NO_MEMORY:
+            raise MemoryError("the compiled search ran out of memory")
+        self.last_stats = (stats[0], stats[1], stats[2])
+        return action
 
     def sample_action(self, unsigned long long seed):
         """The action the playout loop would play here with this seed (tests: it is legal, and
@@ -404,7 +583,7 @@ cdef class CState:
             work = self.s
             with nogil:
                 total += _playout(&self.g, &work, &rng)
-            out.append(_returns(&self.g, &work))
+            out.append(_returns_list(&self.g, &work))
         self.last_actions = total
         return out
 

@@ -4,10 +4,12 @@ The compiled engine plays exactly the rules of the Python engine (``ludoteca.gam
 readable reference) on C arrays: the same legal actions (the same ids in the same order), the same
 chance outcomes and probabilities, the same positions (``to_json``) and returns —
 ``tests/test_compiled_tohm.py`` proves it over thousands of seeded games per player count and
-every golden playthrough. Its use is random playouts in C, for the lab and MCTS rollouts::
+every golden playthrough. Its uses are random playouts in C, and the compiled MCTS of the
+``strong`` agent (``core/_mcts.pxi``, found through ``TohmGame.compiled()``)::
 
     from ludoteca.games.tohm import compiled
     returns = compiled.playouts(state, 1000, seed=7)   # [[r0, r1, ...], ...], one per playout
+    action = compiled.search(state, 3000, 0.4, 60, seed=7)   # a player to move in ``state``
 
 :func:`available` says whether the extension is built (``pip install -e .`` builds it with the
 system compiler; see docs/compiled.md). When it is not, :func:`playouts` logs one warning and plays
@@ -202,6 +204,16 @@ def compile_state(state: TohmState) -> CompiledState | None:
         _warn_once(reason)
         return None
     return CompiledState.from_state(state)
+
+
+def search(state: TohmState, iterations: int, c: float, cap: int, seed: int, evaluate: bool = True) -> int:
+    """The action the compiled MCTS (``core/_mcts.pxi``) plays from ``state`` (a player to move;
+    left unchanged): ``iterations`` UCT simulations with constant ``c``, random rollouts of at most
+    ``cap`` actions scored by the heuristic's evaluation when cut short (``evaluate=False``: even
+    shares), seeded by ``seed`` (the same seed, the same action). RuntimeError when the compiled
+    engine cannot play this game (:func:`unsupported`); ValueError at a roll or at the end.
+    The game's hook for agents: ``game.compiled()`` is this module (``strong`` uses it)."""
+    return int(CompiledState.from_state(state)._c.search(iterations, c, cap, seed & 0xFFFFFFFFFFFFFFFF, evaluate))
 
 
 def playouts(state: TohmState, n: int, seed: int) -> list[list[float]]:

@@ -1,0 +1,963 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""TRI compiled (Cython): the same rules as ``ludoteca.games.tri`` on C arrays, and a random
+playout loop in C. Built by ``setup.py`` (optional); used through ``ludoteca.games.tri.compiled``.
+
+The Python engine (``__init__.py``) is the readable reference: every function here mirrors one
+there (``_legal_actions`` / ``_act_actions``, ``chance_outcomes``, ``_apply`` / ``_apply_act`` /
+``_apply_battle``, ``_claim``, ``_reveal``, ``_end_turn``, ``_continue``, ``_weakest``,
+``_eliminate``, ``returns``) and ``tests/test_compiled_tri.py`` proves them equal. Phases, steps,
+action ids and chance outcome ids are the Python engine's. Hidden information (battle rolls and
+cards) does not change the engine: like the Python state, this one holds the true position.
+
+The C-level names the generic compiled search includes (``core/_mcts.pxi``) are ``MAX_ACTIONS``,
+``Gm``, ``St``, ``_player``, ``_legal``, ``_chance``, ``_apply``, ``_returns`` and
+``_random_action``, and ``_value`` (the mirror of ``heuristic.value``, the leaf evaluation of
+TRI's MCTS); the search is included below the rules (``CState.search``).
+"""
+
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport malloc
+from libc.math cimport exp, sqrt
+
+cdef enum:
+    MAXN = 12            # largest board side (MAX_SIZE)
+    MAXT = 576           # most triangles (4 * 12 * 12)
+    MAXS = 144           # most squares
+    MAXP = 4             # most players
+    # (T - 4q) * (1 + 4q) bounds the actions at a decision node (q closed squares of the player,
+    # four teleport sides): at most (577 / 2) ** 2 < 83233 on the largest board
+    MAX_ACTIONS = 83240
+    NCOUNTERS = 12
+    # phases and battle steps (the Python engine's)
+    PLACE = 0
+    ACT = 1
+    BATTLE = 2
+    INCOME = 3
+    TIEBREAK = 4
+    OVER = 5
+    A_ROLL = 0
+    D_ROLL = 1
+    A_CARD = 2
+    D_CARD = 3
+    VOIDSTEP = 4
+    # chance outcome bases
+    ROLL0 = 0
+    INCOME0 = 5
+    OUT0 = 12
+    PLAYER0 = 16
+    # counters (COUNTER_NAMES order)
+    C_BATTLES = 0
+    C_K1 = 1
+    C_W1 = 4
+    C_CLOSED = 7
+    C_TELEPORTS = 8
+    C_ELIM = 9
+    C_EXPANDS = 10
+    C_PASSES = 11
+    CUR_CHANCE = -1
+    CUR_TERMINAL = -4
+
+MAX_SIZE = MAXN
+MAX_PLAYERS = MAXP
+MAX_LEGAL = MAX_ACTIONS
+
+cdef int CARD_VALUE[4]
+CARD_VALUE[:] = [0, 2, 3, 4]
+cdef int CARD_IDX[5]
+CARD_IDX[:] = [0, -1, 1, 2, 3]
+cdef int INCOME_CARD[7]
+INCOME_CARD[:] = [0, 1, 1, 1, 2, 2, 3]
+
+
+cdef struct Gm:
+    int size
+    int T
+    int S
+    int players
+    int ties_attacker
+    int turn_limit
+    int sides          # 4 under teleport="move", 1 under "claim"
+    int EXPAND
+    int ATTACK
+    int VOID
+    int TELEPORT
+    int CARD
+    int PASS
+    int nb[MAXT][3]
+
+
+cdef struct St:
+    signed char owner[MAXT]     # a seat or -1
+    signed char used[MAXS]      # teleport used on this square
+    int units[MAXP]             # len(owned[s])
+    int hands[MAXP][4]          # counts per CARD_VALUES
+    int alive[MAXP]
+    int n_alive
+    int empty
+    int to_move
+    int round
+    int turn
+    int phase
+    # the battle (phase BATTLE only); rolls 0 and cards -1 mean None
+    int b_att
+    int b_def
+    int b_target
+    int b_dice
+    int b_step
+    int b_aroll
+    int b_droll
+    int b_acard
+    int b_dcard
+    int counters[NCOUNTERS]
+
+
+include "../../core/_rng.pxi"
+
+
+# --- the rules (mirror of TriState) -------------------------------------------------------------
+
+cdef inline int _player(const Gm* g, const St* s) noexcept nogil:
+    """TriState.current_player: a seat, -1 at a chance node, -4 at the end."""
+    cdef int ph = s.phase
+    if ph <= ACT:
+        return s.to_move
+    if ph == BATTLE:
+        if s.b_step <= D_ROLL:
+            return CUR_CHANCE
+        return s.b_att if s.b_step == A_CARD else s.b_def
+    if ph == OVER:
+        return CUR_TERMINAL
+    return CUR_CHANCE
+
+
+cdef inline bint _closed(const St* s, int sq) noexcept nogil:
+    cdef int b = sq * 4
+    cdef int o = s.owner[b]
+    return o == s.owner[b + 1] and o == s.owner[b + 2] and o == s.owner[b + 3]
+
+
+cdef inline int _weakest(const Gm* g, const St* s, int* tied) noexcept nogil:
+    """TriState._weakest: alive seats with the fewest units, then the lowest card total."""
+    cdef int p, k = 0, u, c, bu = 0, bc = 0
+    for p in range(g.players):
+        if not s.alive[p]:
+            continue
+        u = s.units[p]
+        c = 2 * s.hands[p][1] + 3 * s.hands[p][2] + 4 * s.hands[p][3]
+        if k == 0 or u < bu or (u == bu and c < bc):
+            bu = u
+            bc = c
+            tied[0] = p
+            k = 1
+        elif u == bu and c == bc:
+            tied[k] = p
+            k += 1
+    return k
+
+
+cdef int _act_lists(const Gm* g, const St* s, int p, int* exp_att, int* n_exp, int* squares,
+                    int* n_sq, int* empties, int* n_empty) noexcept nogil:
+    """The parts of TriState._act_actions: expansion and attack ids in order (into ``exp_att``),
+    the player's closed unused squares ascending and the empty triangles ascending (teleports
+    are ``sides * squares * empties``, listed by the caller). Returns the count in ``exp_att``."""
+    cdef signed char mark[MAXT]
+    cdef int t, j, u, o, k = 0, b, T = g.T
+    for t in range(T):
+        mark[t] = 0
+    for t in range(T):
+        if s.owner[t] == p:
+            for j in range(3):
+                u = g.nb[t][j]
+                o = s.owner[u]
+                if o < 0:
+                    mark[u] = 1
+                elif o != p:
+                    mark[u] = 2
+    for u in range(T):
+        if mark[u] == 1:
+            exp_att[k] = g.EXPAND + u
+            k += 1
+    n_exp[0] = k
+    for u in range(T):
+        if mark[u] == 2:
+            b = u & ~3
+            if not _closed(s, b >> 2):
+                exp_att[k] = g.ATTACK + u
+                k += 1
+    n_sq[0] = 0
+    n_empty[0] = 0
+    if s.empty and s.units[p] >= 4:
+        for j in range(g.S):
+            if not s.used[j]:
+                b = 4 * j
+                if s.owner[b] == p and s.owner[b + 1] == p and s.owner[b + 2] == p and s.owner[b + 3] == p:
+                    squares[n_sq[0]] = j
+                    n_sq[0] += 1
+        if n_sq[0]:
+            for u in range(T):
+                if s.owner[u] < 0:
+                    empties[n_empty[0]] = u
+                    n_empty[0] += 1
+    return k
+
+
+cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
+    """TriState._legal_actions into ``out`` (room for MAX_ACTIONS ids); returns the count. At a
+    chance node: the outcome ids (as the Python engine)."""
+    cdef int ph = s.phase
+    cdef int k = 0, i, j, u, t, side, base, n_exp, n_sq, n_empty, p
+    cdef int exp_att[2 * MAXT]
+    cdef int squares[MAXS]
+    cdef int empties[MAXT]
+    cdef int tied[MAXP]
+    if ph == ACT:
+        p = s.to_move
+        k = _act_lists(g, s, p, exp_att, &n_exp, squares, &n_sq, empties, &n_empty)
+        for i in range(k):
+            out[i] = exp_att[i]
+        for side in range(g.sides):
+            for i in range(n_sq):
+                base = g.TELEPORT + (side * g.S + squares[i]) * g.T
+                for j in range(n_empty):
+                    out[k] = base + empties[j]
+                    k += 1
+        if k == 0:
+            out[0] = g.PASS
+            k = 1
+        return k
+    if ph == BATTLE:
+        if s.b_step <= D_ROLL:
+            for i in range(6):
+                out[i] = ROLL0 + i
+            return 6
+        if s.b_step == VOIDSTEP:
+            # NB[target] sorted ascending
+            for i in range(3):
+                u = g.nb[s.b_target][i]
+                if s.owner[u] == s.b_att:
+                    j = k
+                    while j > 0 and out[j - 1] > g.VOID + u:
+                        out[j] = out[j - 1]
+                        j -= 1
+                    out[j] = g.VOID + u
+                    k += 1
+            return k
+        p = s.b_att if s.b_step == A_CARD else s.b_def
+        for i in range(4):
+            if s.hands[p][i]:
+                out[k] = g.CARD + i
+                k += 1
+        if k == 0:
+            out[0] = g.CARD
+            k = 1
+        return k
+    if ph == PLACE:
+        for t in range(g.T):
+            if (s.owner[t] < 0 and s.owner[g.nb[t][0]] < 0 and s.owner[g.nb[t][1]] < 0
+                    and s.owner[g.nb[t][2]] < 0):
+                out[k] = PLAYER0 + t
+                k += 1
+        return k
+    if ph == INCOME:
+        for i in range(6):
+            out[i] = INCOME0 + 1 + i
+        return 6
+    if ph == TIEBREAK:
+        k = _weakest(g, s, tied)
+        for i in range(k):
+            out[i] = OUT0 + tied[i]
+        return k
+    return 0
+
+
+cdef inline int _highest(uint64_t* rng, int dice) noexcept nogil:
+    """The highest of ``dice`` fair dice (1..6)."""
+    cdef int v = 1 + _below(rng, 6), w, i
+    for i in range(1, dice):
+        w = 1 + _below(rng, 6)
+        if w > v:
+            v = w
+    return v
+
+
+cdef int _chance(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
+    """One chance outcome of ``s`` sampled with the engine's probabilities (-1 if not a chance node)."""
+    cdef int tied[MAXP]
+    cdef int k
+    if s.phase == BATTLE:
+        if s.b_step == A_ROLL:
+            return ROLL0 + _highest(rng, s.b_dice) - 1
+        if s.b_step == D_ROLL:
+            return ROLL0 + _below(rng, 6)
+        return -1
+    if s.phase == INCOME:
+        return INCOME0 + 1 + _below(rng, 6)
+    if s.phase == TIEBREAK:
+        k = _weakest(g, s, tied)
+        return OUT0 + tied[_below(rng, k)]
+    return -1
+
+
+cdef inline void _claim(const Gm* g, St* s, int t, int p) noexcept nogil:
+    s.owner[t] = p
+    s.units[p] += 1
+    s.empty -= 1
+    if _closed(s, t >> 2):
+        s.counters[C_CLOSED] += 1
+
+
+cdef void _eliminate(const Gm* g, St* s, int seat) noexcept nogil:
+    cdef int t, p, i, k
+    s.alive[seat] = 0
+    s.n_alive -= 1
+    for t in range(g.T):
+        if s.owner[t] == seat:
+            s.owner[t] = -1
+    s.empty += s.units[seat]
+    s.units[seat] = 0
+    s.counters[C_ELIM] += 1
+    k = g.players - s.n_alive
+    if k == 1:   # ELIMINATION_INCOME: (0, 1, 1, 0) after the first, (0, 2, 0, 1) after the second
+        for p in range(g.players):
+            if s.alive[p]:
+                s.hands[p][1] += 1
+                s.hands[p][2] += 1
+    elif k == 2:
+        for p in range(g.players):
+            if s.alive[p]:
+                s.hands[p][1] += 2
+                s.hands[p][3] += 1
+
+
+cdef void _continue(const Gm* g, St* s) noexcept nogil:
+    cdef int p
+    if s.n_alive <= 1 or (s.empty == 0 and s.n_alive == 2):
+        s.phase = OVER
+        return
+    if s.turn >= g.turn_limit:
+        s.phase = OVER
+        return
+    for p in range(s.to_move + 1, g.players):
+        if s.alive[p]:
+            s.to_move = p
+            s.phase = PLACE if s.round == 1 else ACT
+            return
+    for p in range(g.players):
+        if s.alive[p]:
+            s.to_move = p
+            break
+    if s.round % 3 == 0:
+        s.phase = INCOME
+    else:
+        s.round += 1
+        s.phase = ACT
+
+
+cdef void _end_turn(const Gm* g, St* s) noexcept nogil:
+    cdef int p, k
+    cdef int tied[MAXP]
+    s.turn += 1
+    if s.round >= 2:
+        for p in range(g.players):
+            if s.alive[p] and not s.units[p]:
+                _eliminate(g, s, p)
+    if s.empty == 0 and s.n_alive > 2:
+        k = _weakest(g, s, tied)
+        if k > 1:
+            s.phase = TIEBREAK
+            return
+        _eliminate(g, s, tied[0])
+    _continue(g, s)
+
+
+cdef void _reveal(const Gm* g, St* s) noexcept nogil:
+    cdef int att = s.b_att, dfn = s.b_def, i, t, a_tot, d_tot
+    i = CARD_IDX[s.b_acard]
+    if s.hands[att][i]:
+        s.hands[att][i] -= 1
+    i = CARD_IDX[s.b_dcard]
+    if s.hands[dfn][i]:
+        s.hands[dfn][i] -= 1
+    a_tot = s.b_aroll + s.b_acard
+    d_tot = s.b_droll + s.b_dcard
+    if a_tot > d_tot or (a_tot == d_tot and g.ties_attacker):
+        t = s.b_target
+        s.counters[C_W1 + s.b_dice - 1] += 1
+        s.units[dfn] -= 1
+        s.owner[t] = -1
+        s.empty += 1
+        _claim(g, s, t, att)
+        s.phase = ACT          # battle = None (the phase is set again by _end_turn)
+        _end_turn(g, s)
+    else:
+        s.b_step = VOIDSTEP
+
+
+cdef void _apply(const Gm* g, St* s, int a) noexcept nogil:
+    """TriState._apply: ``a`` must be legal (a decision action or a chance outcome)."""
+    cdef int ph = s.phase
+    cdef int p = s.to_move
+    cdef int t, k, j, card, rest, side, sq, u
+    if ph == ACT:
+        if a < g.ATTACK:
+            _claim(g, s, a - g.EXPAND, p)
+            s.counters[C_EXPANDS] += 1
+            _end_turn(g, s)
+        elif a < g.VOID:
+            t = a - g.ATTACK
+            k = 0
+            for j in range(3):
+                if s.owner[g.nb[t][j]] == p:
+                    k += 1
+            s.phase = BATTLE
+            s.b_att = p
+            s.b_def = s.owner[t]
+            s.b_target = t
+            s.b_dice = k
+            s.b_step = A_ROLL
+            s.b_aroll = 0
+            s.b_droll = 0
+            s.b_acard = -1
+            s.b_dcard = -1
+            s.counters[C_BATTLES] += 1
+            s.counters[C_K1 + k - 1] += 1
+        elif a == g.PASS:
+            s.counters[C_PASSES] += 1
+            _end_turn(g, s)
+        else:
+            rest = (a - g.TELEPORT) // g.T
+            t = (a - g.TELEPORT) - rest * g.T
+            side = rest // g.S
+            sq = rest - side * g.S
+            s.used[sq] = 1
+            if g.sides == 4:         # teleport="move": the unit on that side leaves
+                u = 4 * sq + side
+                s.owner[u] = -1
+                s.units[p] -= 1
+                s.empty += 1
+            _claim(g, s, t, p)
+            s.counters[C_TELEPORTS] += 1
+            _end_turn(g, s)
+    elif ph == BATTLE:
+        k = s.b_step
+        if k == A_ROLL:
+            s.b_aroll = a - ROLL0 + 1
+            s.b_step = D_ROLL
+        elif k == D_ROLL:
+            s.b_droll = a - ROLL0 + 1
+            s.b_step = A_CARD
+        elif k == A_CARD:
+            s.b_acard = CARD_VALUE[a - g.CARD]
+            s.b_step = D_CARD
+        elif k == D_CARD:
+            s.b_dcard = CARD_VALUE[a - g.CARD]
+            _reveal(g, s)
+        else:
+            t = a - g.VOID
+            s.owner[t] = -1
+            s.units[s.b_att] -= 1
+            s.empty += 1
+            s.phase = ACT
+            _end_turn(g, s)
+    elif ph == PLACE:
+        _claim(g, s, a - PLAYER0, p)
+        _end_turn(g, s)
+    elif ph == INCOME:
+        card = INCOME_CARD[a - INCOME0]
+        for j in range(g.players):
+            if s.alive[j]:
+                s.hands[j][card] += 1
+        s.round += 1
+        s.phase = ACT
+    elif ph == TIEBREAK:
+        _eliminate(g, s, a - OUT0)
+        _continue(g, s)
+
+
+cdef void _returns(const Gm* g, const St* s, double* out) noexcept nogil:
+    """TriState.returns: the seats with the most units (alive) share 1; 0 each before the end."""
+    cdef int p, best = -2, nwin = 0, u
+    if s.phase != OVER:
+        for p in range(g.players):
+            out[p] = 0.0
+        return
+    for p in range(g.players):
+        u = s.units[p] if s.alive[p] else -1
+        if u > best:
+            best = u
+    for p in range(g.players):
+        u = s.units[p] if s.alive[p] else -1
+        if u == best:
+            nwin += 1
+    cdef double share = 1.0 / nwin
+    for p in range(g.players):
+        u = s.units[p] if s.alive[p] else -1
+        out[p] = share if u == best else 0.0
+
+
+cdef int _random_action(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
+    """A uniformly random legal action (a chance outcome by its probability at a chance node),
+    without listing the teleports: the same distribution as ``legal[randrange(len(legal))]``
+    over :func:`_legal`'s list. -1 when there is none (the end)."""
+    cdef int ph = s.phase
+    cdef int k, n, i, j, u, t, m, n_exp, n_sq, n_empty, rest, side
+    cdef int exp_att[2 * MAXT]
+    cdef int squares[MAXS]
+    cdef int empties[MAXT]
+    if ph == ACT:
+        k = _act_lists(g, s, s.to_move, exp_att, &n_exp, squares, &n_sq, empties, &n_empty)
+        n = k + g.sides * n_sq * n_empty
+        if n == 0:
+            return g.PASS
+        i = _below(rng, n)
+        if i < k:
+            return exp_att[i]
+        i -= k
+        m = n_sq * n_empty
+        side = i // m
+        rest = i - side * m
+        j = rest // n_empty
+        return g.TELEPORT + (side * g.S + squares[j]) * g.T + empties[rest - j * n_empty]
+    if ph == BATTLE:
+        if s.b_step <= D_ROLL:
+            return _chance(g, s, rng)
+        if s.b_step == VOIDSTEP:
+            m = 0
+            for j in range(3):
+                if s.owner[g.nb[s.b_target][j]] == s.b_att:
+                    m += 1
+            i = _below(rng, m)
+            for j in range(3):
+                u = g.nb[s.b_target][j]
+                if s.owner[u] == s.b_att:
+                    if i == 0:
+                        return g.VOID + u
+                    i -= 1
+            return -1
+        u = s.b_att if s.b_step == A_CARD else s.b_def
+        m = 0
+        for j in range(4):
+            if s.hands[u][j]:
+                m += 1
+        if m == 0:
+            return g.CARD
+        i = _below(rng, m)
+        for j in range(4):
+            if s.hands[u][j]:
+                if i == 0:
+                    return g.CARD + j
+                i -= 1
+        return -1
+    if ph == PLACE:
+        m = 0
+        for t in range(g.T):
+            if (s.owner[t] < 0 and s.owner[g.nb[t][0]] < 0 and s.owner[g.nb[t][1]] < 0
+                    and s.owner[g.nb[t][2]] < 0):
+                empties[m] = t
+                m += 1
+        if m == 0:
+            return -1
+        return PLAYER0 + empties[_below(rng, m)]
+    if ph == OVER:
+        return -1
+    return _chance(g, s, rng)
+
+
+# --- the evaluation (mirror of heuristic.value) ------------------------------------------------
+# The weights of ludoteca.games.tri.heuristic (tests check they are the same numbers).
+cdef double CLOSED_W = 0.6
+cdef double THREE_W = 0.3
+cdef double TELEPORT_W = 0.35
+cdef double EXPOSED_W = 0.06
+cdef double ROOM_W = 0.03
+cdef double CARD_COST = 0.15
+WEIGHTS = (CLOSED_W, THREE_W, TELEPORT_W, EXPOSED_W, ROOM_W, CARD_COST)
+
+
+cdef void _scores(const Gm* g, const St* s, double* out) noexcept nogil:
+    """heuristic.scores: per seat, units + closed, closable and free-teleport squares + card
+    points - exposed units + room (empty triangles next to own units), weighted."""
+    cdef double f[MAXP][7]
+    cdef signed char closed_tri[MAXT]
+    cdef signed char seen[MAXT]
+    cdef int p, q, t, j, u, o, b, o0, o1, o2, o3, empties, own, exposed
+    for p in range(g.players):
+        for j in range(7):
+            f[p][j] = 0.0
+        if s.alive[p]:
+            f[p][0] = s.units[p]
+            f[p][4] = 2 * s.hands[p][1] + 3 * s.hands[p][2] + 4 * s.hands[p][3]
+    for q in range(g.S):
+        b = 4 * q
+        o0 = s.owner[b]
+        o1 = s.owner[b + 1]
+        o2 = s.owner[b + 2]
+        o3 = s.owner[b + 3]
+        if o0 >= 0 and o0 == o1 and o0 == o2 and o0 == o3:
+            f[o0][1] += 1
+            if not s.used[q]:
+                f[o0][3] += 1
+            closed_tri[b] = closed_tri[b + 1] = closed_tri[b + 2] = closed_tri[b + 3] = 1
+            continue
+        closed_tri[b] = closed_tri[b + 1] = closed_tri[b + 2] = closed_tri[b + 3] = 0
+        empties = (o0 < 0) + (o1 < 0) + (o2 < 0) + (o3 < 0)
+        if empties == 1:
+            own = o0 if o0 >= 0 else o1
+            if (o0 < 0 or o0 == own) and (o1 < 0 or o1 == own) and (o2 < 0 or o2 == own) and (o3 < 0 or o3 == own):
+                f[own][2] += 1
+    for p in range(g.players):
+        if not s.alive[p]:
+            continue
+        for t in range(g.T):
+            seen[t] = 0
+        for t in range(g.T):
+            if s.owner[t] != p:
+                continue
+            exposed = 0
+            for j in range(3):
+                u = g.nb[t][j]
+                o = s.owner[u]
+                if o < 0:
+                    if not seen[u]:
+                        seen[u] = 1
+                        f[p][6] += 1
+                elif o != p:
+                    exposed = 1
+            if exposed and not closed_tri[t]:
+                f[p][5] += 1
+    for p in range(g.players):
+        out[p] = (f[p][0] + CLOSED_W * f[p][1] + THREE_W * f[p][2] + TELEPORT_W * f[p][3] + CARD_COST * f[p][4]
+                  - EXPOSED_W * f[p][5] + ROOM_W * f[p][6])
+
+
+cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
+    """heuristic.value: winning chances per seat, a softmax of the static scores sharper as the
+    board fills (the returns at the end)."""
+    cdef double sc[MAXP]
+    cdef double fill, k, m = 0.0, tot = 0.0
+    cdef int p, first = 1
+    if s.phase == OVER:
+        _returns(g, s, out)
+        return
+    _scores(g, s, sc)
+    fill = 1.0 - <double>s.empty / g.T
+    k = (0.25 + 1.5 * fill) * 8.0 / sqrt(<double>g.T)
+    for p in range(g.players):
+        if s.alive[p] and (first or sc[p] > m):
+            m = sc[p]
+            first = 0
+    for p in range(g.players):
+        out[p] = exp(k * (sc[p] - m)) if s.alive[p] else 0.0
+        tot += out[p]
+    for p in range(g.players):
+        out[p] = out[p] / tot
+
+
+cdef inline int _playout(const Gm* g, St* s, uint64_t* rng) noexcept nogil:
+    """Play ``s`` to the end at random; returns the number of actions."""
+    cdef int count = 0, a
+    while s.phase != OVER:
+        a = _random_action(g, s, rng)
+        if a < 0:
+            break
+        _apply(g, s, a)
+        count += 1
+    return count
+
+
+include "../../core/_mcts.pxi"
+
+
+# --- the Python face --------------------------------------------------------------------------
+
+cdef int* _buf = <int*>malloc(MAX_ACTIONS * sizeof(int))
+
+# chance outcomes and probabilities computed as the Python engine does (the same floats)
+_DICE = {k: [(ROLL0 + v - 1, (v ** k - (v - 1) ** k) / 6 ** k) for v in range(1, 7)] for k in (1, 2, 3)}
+_INCOME_OUTCOMES = [(INCOME0 + f, 1.0 / 6.0) for f in range(1, 7)]
+
+
+cdef list _returns_list(const Gm* g, const St* s):
+    cdef double out[MAXP]
+    _returns(g, s, out)
+    cdef int p
+    return [out[p] for p in range(g.players)]
+
+
+cdef class CState:
+    """A TRI position in C. Build it with :meth:`load` (the wrapper does: ``compiled.py``)."""
+
+    cdef Gm g
+    cdef St s
+    cdef public long long last_actions
+    cdef public tuple last_stats
+
+    def __init__(self, int size, int players, bint ties_attacker, int turn_limit, bint teleport_move):
+        if not 2 <= size <= MAXN:
+            raise ValueError(f"board size {size} is beyond the compiled engine (2 to {MAXN})")
+        if not 2 <= players <= MAXP:
+            raise ValueError(f"{players} players is beyond the compiled engine (2 to {MAXP})")
+        cdef int n = size
+        cdef int T = 4 * n * n
+        cdef int S = n * n
+        cdef int r, c, base, up, down, right, left, i, j
+        self.g.size = n
+        self.g.T = T
+        self.g.S = S
+        self.g.players = players
+        self.g.ties_attacker = ties_attacker
+        self.g.turn_limit = turn_limit
+        self.g.sides = 4 if teleport_move else 1
+        self.g.EXPAND = PLAYER0 + T
+        self.g.ATTACK = PLAYER0 + 2 * T
+        self.g.VOID = PLAYER0 + 3 * T
+        self.g.TELEPORT = PLAYER0 + 4 * T
+        self.g.CARD = self.g.TELEPORT + self.g.sides * S * T
+        self.g.PASS = self.g.CARD + 4
+        for r in range(n):
+            for c in range(n):
+                base = (r * n + c) * 4
+                up = (((r - 1 + n) % n) * n + c) * 4
+                down = (((r + 1) % n) * n + c) * 4
+                right = (r * n + (c + 1) % n) * 4
+                left = (r * n + (c - 1 + n) % n) * 4
+                self.g.nb[base][0] = base + 1
+                self.g.nb[base][1] = base + 3
+                self.g.nb[base][2] = up + 2
+                self.g.nb[base + 1][0] = base
+                self.g.nb[base + 1][1] = base + 2
+                self.g.nb[base + 1][2] = right + 3
+                self.g.nb[base + 2][0] = base + 1
+                self.g.nb[base + 2][1] = base + 3
+                self.g.nb[base + 2][2] = down
+                self.g.nb[base + 3][0] = base
+                self.g.nb[base + 3][1] = base + 2
+                self.g.nb[base + 3][2] = left + 1
+        for i in range(MAXT):
+            self.s.owner[i] = -1
+        for i in range(MAXS):
+            self.s.used[i] = 0
+        for i in range(MAXP):
+            self.s.units[i] = 0
+            self.s.alive[i] = 1 if i < players else 0
+            for j in range(4):
+                self.s.hands[i][j] = 1 if i < players else 0
+        self.s.n_alive = players
+        self.s.empty = T
+        self.s.to_move = 0
+        self.s.round = 1
+        self.s.turn = 0
+        self.s.phase = PLACE
+        self.s.b_att = self.s.b_def = self.s.b_target = self.s.b_dice = self.s.b_step = 0
+        self.s.b_aroll = self.s.b_droll = 0
+        self.s.b_acard = self.s.b_dcard = -1
+        for i in range(NCOUNTERS):
+            self.s.counters[i] = 0
+        self.last_actions = 0
+        self.last_stats = (0, 0, 0)
+
+    def load(self, owner, hands, alive, used, int to_move, int rnd, int turn, int phase, battle=None,
+             counters=None):
+        """Set the position (fields of ``TriState``: ``owner`` a seat or -1 per triangle, ``hands``
+        counts per card value, ``used`` a flag per square; ``battle`` None or the tuple
+        ``(attacker, defender, target, dice, step, attacker_roll, defender_roll, attacker_card,
+        defender_card)`` with None for what is not decided; ``counters`` the 12 counts)."""
+        cdef int i, j, o
+        if len(owner) != self.g.T or len(used) != self.g.S:
+            raise ValueError("owner and used must have one entry per triangle and per square")
+        if len(hands) != self.g.players or len(alive) != self.g.players:
+            raise ValueError("hands and alive must have one entry per seat")
+        for i in range(MAXP):
+            self.s.units[i] = 0
+        for i in range(self.g.T):
+            o = owner[i]
+            if not -1 <= o < self.g.players:
+                raise ValueError(f"owner[{i}] = {o} is not a seat")
+            self.s.owner[i] = o
+            if o >= 0:
+                self.s.units[o] += 1
+        self.s.empty = self.g.T - sum([self.s.units[i] for i in range(self.g.players)])
+        for i in range(self.g.S):
+            self.s.used[i] = 1 if used[i] else 0
+        self.s.n_alive = 0
+        for i in range(self.g.players):
+            self.s.alive[i] = 1 if alive[i] else 0
+            self.s.n_alive += self.s.alive[i]
+            for j in range(4):
+                self.s.hands[i][j] = hands[i][j]
+        # the position comes from a Python state (checked there); guard the C arrays all the same
+        if not 0 <= to_move < self.g.players or not PLACE <= phase <= OVER or rnd < 1 or turn < 0:
+            raise ValueError("to_move, phase, round or turn out of range")
+        for i in range(self.g.players):
+            for j in range(4):
+                if self.s.hands[i][j] < 0:
+                    raise ValueError("a hand holds a negative count")
+        self.s.to_move = to_move
+        self.s.round = rnd
+        self.s.turn = turn
+        self.s.phase = phase
+        if battle is None:
+            self.s.b_att = self.s.b_def = self.s.b_target = self.s.b_dice = self.s.b_step = 0
+            self.s.b_aroll = self.s.b_droll = 0
+            self.s.b_acard = self.s.b_dcard = -1
+        else:
+            att, dfn, target, dice, step, aroll, droll, acard, dcard = battle
+            if not (0 <= att < self.g.players and 0 <= dfn < self.g.players and 0 <= target < self.g.T
+                    and 1 <= dice <= 3 and A_ROLL <= step <= VOIDSTEP
+                    and all(x is None or 1 <= x <= 6 for x in (aroll, droll))
+                    and all(x is None or x in (0, 2, 3, 4) for x in (acard, dcard))
+                    and all((x is not None) == (step > k) for k, x in enumerate((aroll, droll, acard, dcard)))):
+                raise ValueError(f"not a TRI battle: {battle!r}")
+            self.s.b_att = att
+            self.s.b_def = dfn
+            self.s.b_target = target
+            self.s.b_dice = dice
+            self.s.b_step = step
+            self.s.b_aroll = 0 if aroll is None else aroll
+            self.s.b_droll = 0 if droll is None else droll
+            self.s.b_acard = -1 if acard is None else acard
+            self.s.b_dcard = -1 if dcard is None else dcard
+        if counters is not None:
+            for i in range(NCOUNTERS):
+                self.s.counters[i] = counters[i]
+        else:
+            for i in range(NCOUNTERS):
+                self.s.counters[i] = 0
+
+    def fields(self):
+        """``(owner, hands, alive, used, to_move, round, turn, phase, battle, counters)`` as
+        :meth:`load` takes them (``battle`` None outside the battle phase)."""
+        cdef int i, j
+        battle = None
+        if self.s.phase == BATTLE:
+            battle = (self.s.b_att, self.s.b_def, self.s.b_target, self.s.b_dice, self.s.b_step,
+                      None if self.s.b_aroll == 0 else self.s.b_aroll,
+                      None if self.s.b_droll == 0 else self.s.b_droll,
+                      None if self.s.b_acard < 0 else self.s.b_acard,
+                      None if self.s.b_dcard < 0 else self.s.b_dcard)
+        return ([self.s.owner[i] for i in range(self.g.T)],
+                [[self.s.hands[i][j] for j in range(4)] for i in range(self.g.players)],
+                [bool(self.s.alive[i]) for i in range(self.g.players)],
+                [bool(self.s.used[i]) for i in range(self.g.S)],
+                self.s.to_move, self.s.round, self.s.turn, self.s.phase, battle,
+                [self.s.counters[i] for i in range(NCOUNTERS)])
+
+    def copy(self):
+        cdef CState c = CState.__new__(CState)
+        c.g = self.g
+        c.s = self.s
+        c.last_actions = 0
+        c.last_stats = (0, 0, 0)
+        return c
+
+    def current_player(self):
+        return _player(&self.g, &self.s)
+
+    def is_terminal(self):
+        return self.s.phase == OVER
+
+    def is_chance_node(self):
+        return _player(&self.g, &self.s) == CUR_CHANCE
+
+    def legal_actions(self):
+        cdef int k = _legal(&self.g, &self.s, _buf)
+        cdef int i
+        return [_buf[i] for i in range(k)]
+
+    def chance_outcomes(self):
+        """TriState.chance_outcomes: ``[(outcome, probability)]`` (the same floats)."""
+        cdef int tied[MAXP]
+        cdef int k, v
+        if self.s.phase == BATTLE:
+            if self.s.b_step == A_ROLL:
+                return list(_DICE[self.s.b_dice])
+            if self.s.b_step == D_ROLL:
+                return list(_DICE[1])
+            return []
+        if self.s.phase == INCOME:
+            return list(_INCOME_OUTCOMES)
+        if self.s.phase == TIEBREAK:
+            k = _weakest(&self.g, &self.s, tied)
+            p = 1.0 / k
+            return [(OUT0 + tied[v], p) for v in range(k)]
+        return []
+
+    def apply(self, int action):
+        """Play a legal ``action`` (unchecked: the caller checks)."""
+        _apply(&self.g, &self.s, action)
+
+    def returns(self):
+        return _returns_list(&self.g, &self.s)
+
+    def value(self):
+        """heuristic.value of this position: winning chances per seat (MCTS leaf evaluation)."""
+        cdef double out[MAXP]
+        _value(&self.g, &self.s, out)
+        cdef int p
+        return [out[p] for p in range(self.g.players)]
+
+    def scores(self):
+        """heuristic.scores of this position (per seat)."""
+        cdef double out[MAXP]
+        _scores(&self.g, &self.s, out)
+        cdef int p
+        return [out[p] for p in range(self.g.players)]
+
+    def search(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True):
+        """The compiled MCTS (core/_mcts.pxi) from this decision position (unchanged): the action
+        it plays after ``iterations`` simulations with UCT constant ``c``, rollouts of at most
+        ``cap`` actions scored by :meth:`value` when cut short (``evaluate=False``: even shares),
+        seeded by ``seed``. ``last_stats`` is set to (simulations, nodes, rollout actions).
+        The search reads the whole position, battle secrets included: give it a position the
+        searching seat may know (one of ``TriState.worlds(seat)``)."""
+        if _player(&self.g, &self.s) < 0:
+            raise ValueError("the search needs a position where a player is to move")
+        if iterations < 0 or cap < 0 or c < 0:
+            raise ValueError("iterations, cap and c must not be negative")
+        cdef long long stats[3]
+        cdef int action
+        cdef _ValueFn fn = NULL
+        if evaluate:
+            fn = _value
+        with nogil:
+            action = _search(&self.g, &self.s, self.g.players, iterations, c, cap, seed, fn, stats)
+        if action == _MCTS_NO_MEMORY:
+            raise MemoryError("the compiled search ran out of memory")
+        self.last_stats = (stats[0], stats[1], stats[2])
+        return action
+
+    def sample_action(self, unsigned long long seed):
+        """The action the playout loop would play here with this seed (tests: it is legal, and
+        uniform over the legal actions; by its probability at a chance node)."""
+        cdef uint64_t rng = seed
+        if self.s.phase == OVER:
+            raise ValueError("the game is over")
+        return _random_action(&self.g, &self.s, &rng)
+
+    def playouts(self, long long n, unsigned long long seed):
+        """``n`` random playouts from this position (unchanged), seeded: their returns.
+        ``last_actions`` is set to the actions played in all."""
+        cdef uint64_t rng = seed
+        cdef St work
+        cdef long long j, total = 0
+        out = []
+        for j in range(n):
+            work = self.s
+            with nogil:
+                total += _playout(&self.g, &work, &rng)
+            out.append(_returns_list(&self.g, &work))
+        self.last_actions = total
+        return out
+
+    def playout_actions(self, long long n, unsigned long long seed):
+        """``n`` random playouts from this position (unchanged), returning only the number of
+        actions played (for benchmarks: no Python object per playout)."""
+        cdef uint64_t rng = seed
+        cdef St work
+        cdef long long j, total = 0
+        with nogil:
+            for j in range(n):
+                work = self.s
+                total += _playout(&self.g, &work, &rng)
+        self.last_actions = total
+        return total

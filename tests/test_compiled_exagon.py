@@ -1,0 +1,438 @@
+"""The compiled EXAGON engine (``ludoteca.games.exagon.compiled``) plays exactly the Python engine.
+
+Differential: thousands of seeded random games per player count (the default game: a 60 s clock),
+and games under every other option (no clock, other clocks, tournaments, turn limits, designers'
+tile sets of any size the compiled engine takes, with tiles set aside or a table tile); at every
+step the same current player, legal actions (same ids, same order), chance outcomes and
+probabilities, position and, at the end, returns and lab counters. Every golden playthrough of
+EXAGON is regenerated on the compiled engine, text for text. The C playout loop plays legal
+actions, uniformly, leaves its start position alone, and its games end like the Python engine's.
+Without the extension, or with a set beyond it, callers get one warning and the Python engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ludoteca
+from ludoteca.core.chance import random_action, sample_outcome
+from ludoteca.core.errors import IllegalActionError
+from ludoteca.games.exagon import ExagonGame, ExagonState, compiled, default_tiles
+
+needs_compiled = pytest.mark.skipif(not compiled.available(),
+                                    reason="compiled EXAGON engine not built (see docs/compiled.md)")
+pytestmark = pytest.mark.compiled  # under CI=true a skip is a failure (tests/ci_required.py)
+
+PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
+GAMES_PER_PLAYER_COUNT = 1000
+"""Seeded games per player count (every step compared; the position JSON in full every 10th game)."""
+
+
+def _game(**options: Any) -> ExagonGame:
+    game = ludoteca.load_game("exagon", **options)
+    assert isinstance(game, ExagonGame)
+    return game
+
+
+def _fields(s: ExagonState) -> tuple[Any, ...]:
+    """The Python state's fields in the order of the compiled ``fields()``."""
+    from ludoteca.games.exagon import END_REASONS
+
+    res = s.result
+    return (s.phase, s.owner, s.hands, s.aside, s.table, s.dealt, s.to_move, s.turn, s.placed, s.bonus, s.passes,
+            s.clock_left, s.carry, s.points, None if res is None else res["winners"],
+            0 if res is None else END_REASONS.index(res["end"]), tuple(s.counts[n] for n in compiled.COUNTER_NAMES))
+
+
+def play_both(game: ExagonGame, seed: int, full_json: bool = True, checked: bool = False, json_every: int = 1,
+              max_steps: int = 6000) -> int:
+    """One seeded random game on both engines, compared at every step (the position's raw fields,
+    from which ``to_json`` is built, or with ``full_json`` the JSON itself every ``json_every``
+    steps and the fields at the others); returns its length."""
+    py = game.new_initial_state()
+    c = compiled.CompiledState.initial(game)
+    rng = random.Random(seed)
+    steps = 0
+    while True:
+        assert c.current_player() == py.current_player(), (seed, steps)
+        assert c.legal_actions() == py.legal_actions(), (seed, steps)
+        assert c.chance_outcomes() == py.chance_outcomes(), (seed, steps)
+        assert c.is_chance_node() == py.is_chance_node()
+        if full_json and steps % json_every == 0:
+            assert c.to_json() == py.to_json(), (seed, steps)
+            assert c.time_left() == py.time_left()
+        else:
+            assert c._c.fields() == _fields(py), (seed, steps)
+        if py.is_terminal():
+            assert c.is_terminal()
+            assert c.returns() == py.returns(), seed
+            assert c.counters() == py.counters(), seed
+            assert c.end_reason() == py.end_reason()
+            return steps
+        assert c.returns() == py.returns()
+        if steps >= max_steps:  # a tournament with a very short turn limit may never end
+            return steps
+        action = random_action(py, rng)
+        if checked:
+            py.apply_action(action)
+            c.apply_action(action)
+        else:
+            py.apply_unchecked(action)
+            c.apply_unchecked(action)
+        steps += 1
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_thousands_of_seeded_games(players: int) -> None:
+    game = _game(players=players)
+    for seed in range(GAMES_PER_PLAYER_COUNT):
+        play_both(game, seed, full_json=seed % 20 == 0, checked=seed % 50 == 0)
+
+
+@needs_compiled
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 5))
+@settings(max_examples=100, deadline=None)
+def test_property_any_seed(seed: int, players: int) -> None:
+    play_both(_game(players=players), seed)
+
+
+@st.composite
+def tile_sets(draw: Any, players: int) -> list[dict[str, Any]]:
+    """A designer's tile set of ``players`` to 40 tiles: random numbers, a Jolly or an Exagon area
+    on some tiles, any ids; distinct up to rotation (a rare duplicate is redrawn)."""
+    count = draw(st.integers(players, 40))
+    ids = draw(st.lists(st.integers(0, 10**6), min_size=count, max_size=count, unique=True))
+    tiles, shapes = [], set()
+    for tid in ids:
+        while True:
+            sides: list[Any] = draw(st.lists(st.integers(1, 9), min_size=6, max_size=6))
+            special = draw(st.sampled_from([None, None, None, "J", "X"]))
+            if special is not None:
+                sides[draw(st.integers(0, 5))] = special
+            codes = tuple(10 if x == "J" else 11 if x == "X" else x for x in sides)
+            shape = min(codes[i:] + codes[:i] for i in range(6))
+            if shape not in shapes:
+                shapes.add(shape)
+                break
+        star = sum(x for x in sides if isinstance(x, int))
+        tiles.append({"id": tid, "sides": sides, "star": star, "star_points": draw(st.integers(0, 6))})
+    return tiles
+
+
+@needs_compiled
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 5), clock=st.sampled_from([None, 60, 0.25, 7.5]),
+       tournament=st.booleans(), turn_limit=st.integers(1, 120), data=st.data())
+@settings(max_examples=50, deadline=None)
+def test_property_options(seed: int, players: int, clock: float | None, tournament: bool, turn_limit: int,
+                          data: Any) -> None:
+    """Every option: the clock, tournaments, turn limits and designers' tile sets (2 to 40 tiles)."""
+    tiles = data.draw(st.one_of(st.none(), tile_sets(players)))
+    game = _game(players=players, clock=clock, tournament=tournament, turn_limit=turn_limit, tiles=tiles)
+    assert compiled.supports(game)
+    play_both(game, seed, json_every=5)
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_tournaments(players: int) -> None:
+    """Tournaments: one-shot games dealt again and again until someone has 50 points."""
+    game = _game(players=players, tournament=True, clock=None)
+    for seed in range(15):
+        play_both(game, seed, full_json=seed % 3 == 0)
+
+
+@needs_compiled
+@pytest.mark.parametrize(("count", "players"), [(7, 3), (9, 4), (11, 5), (12, 5), (2, 2), (5, 2)])
+def test_sets_with_a_table_tile_or_tiles_aside(count: int, players: int) -> None:
+    """The last tile of a deal goes to the table (one left over) or aside (two or more)."""
+    game = _game(players=players, tiles=default_tiles()[:count], clock=None)
+    for seed in range(60):
+        play_both(game, seed)
+
+
+@needs_compiled
+@pytest.mark.parametrize("turn_limit", [1, 2, 7, 40])
+@pytest.mark.parametrize("players", [2, 5])
+def test_turn_limit_ends(players: int, turn_limit: int) -> None:
+    game = _game(players=players, turn_limit=turn_limit)
+    for seed in range(20):
+        play_both(game, seed)
+
+
+def _generate_compiled(game_name: str, options: dict[str, Any], seed: int, max_actions: int) -> str:
+    """``ludoteca.core.playthrough.generate`` with the compiled engine playing: the positions are
+    the compiled ones (rendered through ``to_state``), the legal actions and the deals too."""
+    game = _game(**options)
+    rng = random.Random(seed)
+    c = compiled.CompiledState.initial(game)
+    out = [f"game: {game_name}", f"options: {json.dumps(game.record_options(), sort_keys=True)}",
+           f"seed: {seed}", ""]
+    step = 0
+    while True:
+        view = c.to_state()
+        out.append(f"=== step {step}")
+        out.append(f"current_player: {c.current_player()}")
+        out.append(view.render().rstrip())
+        if c.is_terminal():
+            out.append(f"returns: {json.dumps(c.returns())}")
+            break
+        if step >= max_actions:
+            out.append("(stopped: max_actions)")
+            break
+        legal = c.legal_actions()
+        out.append(f"legal_actions: {len(legal)}")
+        if c.is_chance_node():
+            action = sample_outcome(c.chance_outcomes(), rng)
+        else:
+            action = legal[rng.randrange(len(legal))]
+        out.append(f"action: {json.dumps(view.action_to_json(action), sort_keys=True)}")
+        c.apply_action(action)
+        step += 1
+    out.append(f"final: {json.dumps(c.to_json(), sort_keys=True)}")
+    return "\n".join(out) + "\n"
+
+
+def _exagon_playthroughs() -> list[tuple[str, dict[str, Any], int, int]]:
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from tests.test_playthroughs import CASES
+
+    return [(stem, options, seed, limit) for stem, game, options, seed, limit in CASES if game == "exagon"]
+
+
+@needs_compiled
+@pytest.mark.parametrize(("stem", "options", "seed", "limit"), _exagon_playthroughs(),
+                         ids=[c[0] for c in _exagon_playthroughs()])
+def test_golden_playthroughs_on_compiled(stem: str, options: dict[str, Any], seed: int, limit: int) -> None:
+    expected = (PLAYTHROUGHS / f"{stem}.txt").read_text(encoding="utf-8")
+    assert _generate_compiled("exagon", options, seed, limit) == expected
+
+
+def test_every_exagon_playthrough_is_replayed() -> None:
+    stems = sorted(p.stem for p in PLAYTHROUGHS.glob("exagon_*.txt"))
+    assert stems
+    assert stems == sorted(c[0] for c in _exagon_playthroughs())
+
+
+@needs_compiled
+@pytest.mark.parametrize(("players", "options"), [(2, {}), (3, {"tournament": True}), (4, {"clock": None}),
+                                                  (5, {"tiles": default_tiles()[:13]})])
+def test_positions_round_trip_mid_game(players: int, options: dict[str, Any]) -> None:
+    """A Python position (from JSON or a state) compiled and back is the same; play goes on equal."""
+    game = _game(players=players, **options)
+    rng = random.Random(players)
+    py = game.new_initial_state()
+    for _ in range(250):
+        if py.is_terminal():
+            break
+        data = py.to_json()
+        c = compiled.CompiledState.from_json(game, data)
+        assert c.to_json() == data
+        assert c.legal_actions() == py.legal_actions()
+        back = c.to_state()
+        assert back.to_json() == data
+        assert back.legal_actions() == py.legal_actions()
+        assert back.render() == game.state_from_json(data).render()
+        assert c.clone().to_json() == data
+        py.apply_unchecked(random_action(py, rng))
+
+
+@needs_compiled
+def test_the_hourglass_is_mirrored() -> None:
+    """``elapsed`` is charged as by the Python engine, too much of it is refused, and the timeout
+    (never listed) is accepted in a clocked turn only."""
+    game = _game(players=3, clock=10)
+    rng = random.Random(4)
+    py = game.new_initial_state()
+    c = compiled.CompiledState.initial(game)
+    timeouts = refused = 0
+    for step in range(600):
+        if py.is_terminal():
+            break
+        left = py.time_left()
+        assert c.time_left() == left
+        if left is not None and step % 7 == 0:
+            action = game.timeout_action
+            timeouts += 1
+        else:
+            action = random_action(py, rng)
+        elapsed = None if left is None else rng.choice([0.0, min(0.5, left), min(3.25, left), left])
+        if left is not None and step % 11 == 0:
+            before = c.to_json()
+            with pytest.raises(IllegalActionError):
+                py.apply_action(action if action != game.timeout_action else py.legal_actions()[0],
+                                elapsed=left + 1)
+            with pytest.raises(IllegalActionError):
+                c.apply_action(action if action != game.timeout_action else c.legal_actions()[0], elapsed=left + 1)
+            assert c.to_json() == before == py.to_json()
+            refused += 1
+        py.apply_action(action, elapsed=elapsed)
+        c.apply_action(action, elapsed=elapsed)
+        assert c.to_json() == py.to_json(), step
+        assert c.counters() == py.counters()
+    assert timeouts and refused
+    opening = compiled.CompiledState.initial(game)
+    while opening.is_chance_node():
+        opening.apply_action(opening.legal_actions()[0])
+    with pytest.raises(IllegalActionError):  # no clock during the opening
+        opening.apply_action(game.timeout_action)
+
+
+@needs_compiled
+def test_apply_action_refuses_illegal() -> None:
+    game = _game(players=2)
+    c = compiled.CompiledState.initial(game)
+    before = c.to_json()
+    for bad in (game.stop_action, game.pass_action, game.timeout_action, game.place0, -1, 10**9):
+        with pytest.raises(IllegalActionError):
+            c.apply_action(bad)
+    assert c.to_json() == before
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_playouts_leave_the_start_and_end_the_games(players: int) -> None:
+    game = _game(players=players)
+    rng = random.Random(1)
+    py = game.new_initial_state()
+    for _ in range(45):
+        py.apply_unchecked(random_action(py, rng))
+    before = py.to_json()
+    out = compiled.playouts(py, 200, seed=3)
+    assert py.to_json() == before
+    assert len(out) == 200
+    for r in out:
+        assert len(r) == players and abs(sum(r) - 1.0) < 1e-9 and max(r) > 0
+    assert compiled.playouts(py, 200, seed=3) == out  # seeded
+    assert compiled.playouts(py, 200, seed=4) != out
+
+
+@needs_compiled
+def test_random_actions_are_legal_and_uniform() -> None:
+    """The C sampler never lists actions (it counts the placements per open cell and picks one,
+    or a gift, or stop, by one draw): its choice is legal, and uniform over the legal list."""
+    game = _game(players=3, tiles=default_tiles()[:16], clock=None)
+    seen_give = False
+    for seed in range(300):  # gifts are rare: a few of these games have one
+        rng = random.Random(seed)
+        py = game.new_initial_state()
+        for step in range(400):
+            if py.is_terminal():
+                break
+            legal = py.legal_actions()
+            gives = any(game.give0 <= a < game.stop_action for a in legal)
+            if not py.is_chance_node() and 1 < len(legal) <= 60 and ((seed < 30 and step % 9 == 0) or gives):
+                c = compiled.CompiledState.from_state(py)
+                draws = 60 * len(legal)
+                counts = Counter(c.sample_action(seed * 7919 + step * 104729 + k) for k in range(draws))
+                assert set(counts) == set(legal), step
+                # each count is Binomial(draws, 1/len): within 6 standard deviations of 60
+                sd = (draws * (1 / len(legal)) * (1 - 1 / len(legal))) ** 0.5
+                assert all(abs(k - 60) <= 6 * sd + 1 for k in counts.values()), (step, counts)
+                seen_give = seen_give or gives
+            py.apply_unchecked(random_action(py, rng))
+    assert seen_give
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 4])
+def test_playout_results_match_the_python_distribution(players: int) -> None:
+    """Mean returns and game lengths of C playouts and Python playouts from one position agree
+    (5 standard errors)."""
+    game = _game(players=players, clock=None)
+    state = game.new_initial_state()
+    core = compiled.CompiledState.from_state(state)
+    c_out = core.playouts(20000, seed=11)
+    c_len = core._c.last_actions / 20000
+    rng = random.Random(11)
+    py_out, py_lens = [], []
+    n = 500
+    for _ in range(n):
+        s = state.clone()
+        k = 0
+        while not s.is_terminal():
+            s.apply_unchecked(random_action(s, rng))
+            k += 1
+        py_out.append(s.returns())
+        py_lens.append(k)
+    for seat in range(players):
+        mc = sum(r[seat] for r in c_out) / len(c_out)
+        mp = sum(r[seat] for r in py_out) / n
+        var = mp * (1 - mp) + 1e-3
+        se = (var / n + var / len(c_out)) ** 0.5
+        assert abs(mc - mp) < 5 * se, (seat, mc, mp)
+    mean = sum(py_lens) / n
+    sd = (sum((x - mean) ** 2 for x in py_lens) / (n - 1)) ** 0.5
+    assert abs(c_len - mean) < 5 * sd * (1 / n + 1 / 20000) ** 0.5, (c_len, mean)
+
+
+@needs_compiled
+def test_a_set_beyond_the_compiled_engine_falls_back(caplog: pytest.LogCaptureFixture) -> None:
+    """More than 40 tiles: unsupported() says so, playouts() warns once and plays in Python."""
+    extra = [{"id": 100 + i, "sides": [1, 1, 1, 1, 1, 1 + i], "star": 6 + i, "star_points": 0} for i in range(1, 4)]
+    game = _game(players=2, tiles=default_tiles() + extra, clock=None)
+    assert "at most 40 tiles" in compiled.unsupported(game)
+    with pytest.raises(RuntimeError):
+        compiled.CompiledState.initial(game)
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(compiled, "_warned", False)
+    try:
+        with caplog.at_level(logging.WARNING, logger="ludoteca.games.exagon.compiled"):
+            out = compiled.playouts(game.new_initial_state(), 3, seed=1)
+            compiled.playouts(game.new_initial_state(), 2, seed=2)
+        warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+        assert len(warnings) == 1 and "43" in warnings[0].getMessage()
+        assert len(out) == 3 and all(abs(sum(r) - 1.0) < 1e-9 for r in out)
+    finally:
+        monkey.undo()
+
+
+def test_fallback_without_the_extension(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The extension failing to import: available() is False, one warning, the Python engine plays."""
+    import ludoteca.games.exagon as package
+
+    monkeypatch.setitem(sys.modules, "ludoteca.games.exagon._compiled", None)  # import raises ImportError
+    monkeypatch.delattr(package, "_compiled", raising=False)
+    fallback = importlib.reload(compiled)
+    try:
+        assert not fallback.available()
+        game = _game(players=2, turn_limit=30)
+        state = game.new_initial_state()
+        assert not fallback.supports(game)
+        assert "not built" in fallback.unsupported(game)
+        with caplog.at_level(logging.WARNING, logger="ludoteca.games.exagon.compiled"):
+            assert fallback.compile_state(state) is None
+            out = fallback.playouts(state, 10, seed=1)
+            fallback.playouts(state, 3, seed=2)
+        warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+        assert len(warnings) == 1
+        assert "Python EXAGON engine" in warnings[0].getMessage()
+        assert len(out) == 10 and all(abs(sum(r) - 1.0) < 1e-9 for r in out)
+        assert fallback.playouts(state, 10, seed=1) == out  # seeded in Python too
+    finally:
+        monkeypatch.undo()
+        importlib.reload(compiled)
+
+
+@needs_compiled
+def test_a_playout_that_never_ends_is_cut() -> None:
+    """A tournament with a one-turn limit can go on forever (the one who opens wins each game, the
+    other loses more, no one reaches 50): each C playout stops after MAX_PLAYOUT_ACTIONS, unscored."""
+    game = _game(players=2, clock=None, tournament=True, turn_limit=1)
+    state = game.new_initial_state()
+    state.points = [-1000, -1000]  # 53 won games in a row to reach 50: never, in practice
+    core = compiled.CompiledState.from_state(state)
+    assert core.playouts(2, seed=1) == [[0.0, 0.0], [0.0, 0.0]]
+    assert core._c.last_actions == 2 * compiled._compiled.MAX_PLAYOUT_ACTIONS
+    assert core.to_json() == state.to_json()

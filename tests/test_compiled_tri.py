@@ -1,0 +1,423 @@
+"""The compiled TRI engine (``ludoteca.games.tri.compiled``) plays exactly the Python engine.
+
+Differential: thousands of seeded random games per player count (boards of size 2, 3 and the
+default, both tie rules, both teleport rules) and, by hypothesis, games under any options (sizes
+2 to 12, ties, teleport, turn limits); at every step the same current player, legal actions (same
+ids, same order) and chance outcomes with their probabilities; the position (the fields behind
+``to_json``, counters included) at regular steps and the returns at the end. Every golden
+playthrough of TRI is regenerated on the compiled engine, text for text. The C playout loop plays
+legal actions, uniformly (chance outcomes by their probabilities), leaves its start position
+alone, and its games end as the Python engine's do (outcome distribution within sampling error).
+Without the extension, ``available()`` is False and callers get one warning and the Python engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ludoteca
+from ludoteca.core.chance import outcome_at, random_action
+from ludoteca.core.errors import IllegalActionError
+from ludoteca.games.tri import ACT, BATTLE, DEFAULT_SIZE, INCOME, PLACE, TriGame, TriState, compiled
+
+needs_compiled = pytest.mark.skipif(not compiled.available(),
+                                    reason="compiled TRI engine not built (see docs/compiled.md)")
+pytestmark = pytest.mark.compiled  # under CI=true a skip is a failure (tests/ci_required.py)
+
+PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
+GAMES_PER_PLAYER_COUNT = {2: 2000, 3: 1000, 4: 1000}
+"""Seeded games per player count (every step compared; the position in full every 25th step)."""
+
+
+def _game(**options: Any) -> TriGame:
+    game = ludoteca.load_game("tri", **options)
+    assert isinstance(game, TriGame)
+    return game
+
+
+def _fields(s: TriState) -> tuple[Any, ...]:
+    """The Python state's fields in the order of the compiled ``fields()``."""
+    b = s.battle
+    battle = None if b is None else (b.attacker, b.defender, b.target, b.dice, b.step, b.attacker_roll,
+                                     b.defender_roll, b.attacker_card, b.defender_card)
+    return (s.owner, s.hands, s.alive, s.used, s.to_move, s.round, s.turn, s.phase, battle, s._counters)
+
+
+def play_both(game: TriGame, seed: int, *, every: int = 25, seen: Counter[str] | None = None,
+              checked: bool = False) -> int:
+    """One seeded random game on both engines, compared at every step; returns its length.
+    ``seen`` counts the phases and action kinds met (so a test can show what it covered)."""
+    py = game.new_initial_state()
+    c = compiled.CompiledState.initial(game)
+    rng = random.Random(seed)
+    steps = 0
+    while True:
+        assert c.current_player() == py.current_player(), (seed, steps)
+        legal = py.legal_actions()
+        assert c.legal_actions() == legal, (seed, steps)
+        assert c.is_chance_node() == py.is_chance_node(), (seed, steps)
+        if steps % every == 0 or py.is_terminal():
+            assert c._c.fields() == _fields(py), (seed, steps)
+        if py.is_terminal():
+            assert c.is_terminal()
+            assert c.returns() == py.returns(), seed
+            assert c.counters() == py.counters(), seed
+            assert c.to_json() == py.to_json(), seed
+            return steps
+        assert c.returns() == py.returns()
+        if py.is_chance_node():
+            outcomes = py.chance_outcomes()
+            assert c.chance_outcomes() == outcomes, (seed, steps)
+            action = outcome_at(outcomes, rng.random())
+        else:
+            assert c.chance_outcomes() == []
+            action = legal[rng.randrange(len(legal))]
+        if seen is not None:
+            seen[_kind(game, py, action)] += 1
+        if checked:
+            py.apply_action(action)
+            c.apply_action(action)
+        else:
+            py.apply_unchecked(action)
+            c.apply_unchecked(action)
+        steps += 1
+
+
+def _kind(game: TriGame, state: TriState, action: int) -> str:
+    if state.phase != ACT:
+        return ("place", "act", "battle", "income", "tiebreak", "over")[state.phase]
+    return next(iter(state.action_to_json(action)))
+
+
+def _bulk_options(players: int, seed: int) -> dict[str, Any]:
+    """Boards of size 2, 3 and the default (most games on the small, short ones), with the tie and
+    teleport rules alternating."""
+    size = (2, 2, 3, 3, None)[seed % 5]
+    options: dict[str, Any] = {"players": players, "ties": ("defender", "attacker")[seed // 5 % 2],
+                               "teleport": ("claim", "move")[seed // 10 % 2]}
+    if size is not None:
+        options["size"] = size
+    return options
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_thousands_of_seeded_games(players: int) -> None:
+    games: dict[tuple[tuple[str, Any], ...], TriGame] = {}
+    seen: Counter[str] = Counter()
+    for seed in range(GAMES_PER_PLAYER_COUNT[players]):
+        options = _bulk_options(players, seed)
+        key = tuple(sorted(options.items()))
+        game = games.get(key) or games.setdefault(key, _game(**options))
+        play_both(game, seed, seen=seen, checked=seed % 100 == 0)
+    # every part of the rules was played: placements, expansions, attacks and whole battles (rolls,
+    # cards, voids), teleports, income rolls, and with three or more players the tiebreak draw
+    kinds = {"place", "expand", "attack", "battle", "teleport", "income", "pass"}
+    if players > 2:
+        kinds.add("tiebreak")
+    assert kinds <= set(seen), seen
+
+
+@needs_compiled
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 4), size=st.integers(2, 5),
+       ties=st.sampled_from(["defender", "attacker"]), teleport=st.sampled_from(["claim", "move"]),
+       turn_limit=st.one_of(st.integers(1, 60), st.just(1000)))
+@settings(max_examples=120, deadline=None)
+def test_property_options(seed: int, players: int, size: int, ties: str, teleport: str, turn_limit: int) -> None:
+    """Every option that changes play: board size, who wins ties, what a teleport does, the turn limit."""
+    game = _game(players=players, size=size, ties=ties, teleport=teleport, turn_limit=turn_limit)
+    assert compiled.supports(game)
+    play_both(game, seed, every=5)
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("teleport", ["claim", "move"])
+def test_largest_board(players: int, teleport: str) -> None:
+    """Size 12 (576 triangles; with ``teleport="move"`` a million action ids), cut by a turn limit."""
+    game = _game(players=players, size=12, teleport=teleport, turn_limit=150)
+    play_both(game, players, every=50)
+
+
+@needs_compiled
+@pytest.mark.parametrize("turn_limit", [1, 2, 5, 40])
+@pytest.mark.parametrize("players", [2, 4])
+def test_turn_limit_ends(players: int, turn_limit: int) -> None:
+    game = _game(players=players, turn_limit=turn_limit)
+    for seed in range(10):
+        play_both(game, seed, every=1)
+
+
+def _generate_compiled(game_name: str, options: dict[str, Any], seed: int, max_actions: int) -> str:
+    """``ludoteca.core.playthrough.generate`` with the compiled engine playing: the positions are
+    the compiled ones (rendered through ``to_state``), the legal actions and the chance outcomes too."""
+    game = _game(**options)
+    rng = random.Random(seed)
+    c = compiled.CompiledState.initial(game)
+    out = [f"game: {game_name}", f"options: {json.dumps(game.record_options(), sort_keys=True)}",
+           f"seed: {seed}", ""]
+    step = 0
+    while True:
+        view = c.to_state()
+        out.append(f"=== step {step}")
+        out.append(f"current_player: {c.current_player()}")
+        out.append(view.render().rstrip())
+        if c.is_terminal():
+            out.append(f"returns: {json.dumps(c.returns())}")
+            break
+        if step >= max_actions:
+            out.append("(stopped: max_actions)")
+            break
+        legal = c.legal_actions()
+        out.append(f"legal_actions: {len(legal)}")
+        if c.is_chance_node():
+            action = outcome_at(c.chance_outcomes(), rng.random())
+        else:
+            action = legal[rng.randrange(len(legal))]
+        out.append(f"action: {json.dumps(view.action_to_json(action), sort_keys=True)}")
+        c.apply_action(action)
+        step += 1
+    out.append(f"final: {json.dumps(c.to_json(), sort_keys=True)}")
+    return "\n".join(out) + "\n"
+
+
+def _tri_playthroughs() -> list[tuple[str, dict[str, Any], int, int]]:
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from tests.test_playthroughs import CASES
+
+    return [(stem, options, seed, limit) for stem, game, options, seed, limit in CASES if game == "tri"]
+
+
+@needs_compiled
+@pytest.mark.parametrize(("stem", "options", "seed", "limit"), _tri_playthroughs(),
+                         ids=[c[0] for c in _tri_playthroughs()])
+def test_golden_playthroughs_on_compiled(stem: str, options: dict[str, Any], seed: int, limit: int) -> None:
+    expected = (PLAYTHROUGHS / f"{stem}.txt").read_text(encoding="utf-8")
+    assert _generate_compiled("tri", options, seed, limit) == expected
+
+
+def test_every_tri_playthrough_is_replayed() -> None:
+    stems = sorted(p.stem for p in PLAYTHROUGHS.glob("tri_*.txt"))
+    assert stems and stems == sorted(c[0] for c in _tri_playthroughs())
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_positions_round_trip_mid_game(players: int) -> None:
+    """A Python position (from JSON or a state) compiled and back is the same, in every phase and
+    battle step; play goes on equal."""
+    game = _game(players=players, size=3, teleport="move")
+    phases: set[int] = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        py = game.new_initial_state()
+        while not py.is_terminal():
+            data = py.to_json()
+            c = compiled.CompiledState.from_json(game, data)
+            assert c.to_json() == data
+            back = c.to_state()
+            assert back.to_json() == data
+            assert back.legal_actions() == py.legal_actions() == c.legal_actions()
+            assert c.clone().to_json() == data
+            phases.add(py.phase)
+            py.apply_unchecked(random_action(py, rng))
+    assert {PLACE, ACT, BATTLE, INCOME} <= phases
+
+
+@needs_compiled
+def test_apply_action_refuses_illegal() -> None:
+    game = _game(players=2)
+    c = compiled.CompiledState.initial(game)
+    before = c.to_json()
+    for bad in (game.EXPAND, game.PASS, 0, -1, game.n_actions, True, "16"):
+        with pytest.raises(IllegalActionError):
+            c.apply_action(bad)  # type: ignore[arg-type]
+        assert c.to_json() == before
+
+
+@needs_compiled
+def test_load_refuses_what_the_c_arrays_cannot_hold() -> None:
+    """The C position is only loaded from values in range (a clear ValueError otherwise)."""
+    from ludoteca.games.tri import _compiled
+
+    c = _compiled.CState(3, 2, False, 100, False)
+    empty: list[int] = [-1] * 36
+    hands = [[1, 1, 1, 1], [1, 1, 1, 1]]
+    with pytest.raises(ValueError):
+        c.load(empty, hands, [True, True], [False] * 9, 2, 2, 3, ACT)  # seat 2 of 2
+    with pytest.raises(ValueError):
+        c.load([5, *empty[1:]], hands, [True, True], [False] * 9, 0, 2, 3, ACT)  # owner seat 5
+    with pytest.raises(ValueError):  # a battle at the defender's card without the attacker's card
+        c.load(empty, hands, [True, True], [False] * 9, 0, 2, 3, BATTLE, (0, 1, 5, 1, 3, 2, 3, None, None))
+    with pytest.raises(ValueError):
+        _compiled.CState(13, 2, False, 100, False)
+    with pytest.raises(ValueError):
+        _compiled.CState(4, 5, False, 100, False)
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_playouts_leave_the_start_and_end_the_games(players: int) -> None:
+    game = _game(players=players)
+    rng = random.Random(1)
+    py = game.new_initial_state()
+    for _ in range(60):
+        py.apply_unchecked(random_action(py, rng))
+    before = py.to_json()
+    out = compiled.playouts(py, 200, seed=3)
+    assert py.to_json() == before
+    assert len(out) == 200
+    for r in out:
+        assert len(r) == players and abs(sum(r) - 1.0) < 1e-9 and max(r) > 0
+    assert compiled.playouts(py, 200, seed=3) == out  # seeded
+    assert compiled.playouts(py, 200, seed=4) != out
+
+
+def _check_uniform(c: compiled.CompiledState, expected: list[tuple[int, float]], tag: Any) -> None:
+    """``sample_action`` over many seeds picks exactly the ``expected`` actions with their
+    probabilities (each count within 6 binomial standard deviations)."""
+    draws = max(600, int(60 / min(p for _, p in expected)))
+    counts = Counter(c.sample_action(seed * 7919 + 13) for seed in range(draws))
+    assert set(counts) == {a for a, _ in expected}, tag
+    for a, p in expected:
+        sd = (draws * p * (1 - p)) ** 0.5
+        assert abs(counts[a] - draws * p) <= 6 * sd + 1, (tag, a, counts[a], draws * p)
+
+
+@needs_compiled
+def test_random_actions_are_legal_and_uniform() -> None:
+    """The C sampler never lists the teleports (one draw picks a side, a square and an empty
+    triangle): its choice is legal and uniform over the legal list; chance outcomes (the highest
+    of 1 to 3 dice, the income die, the tiebreak draw) come by their probabilities."""
+    game = _game(players=3, size=3, teleport="move")
+    seen: set[str] = set()
+    for seed in range(40):
+        rng = random.Random(seed)
+        py = game.new_initial_state()
+        step = 0
+        while not py.is_terminal():
+            legal = py.legal_actions()
+            teleports = any(game.TELEPORT <= a < game.CARD for a in legal)
+            battle = py.battle
+            kind = ("teleport" if teleports else f"dice{battle.dice}" if battle is not None and battle.step == 0
+                    else ("place", "act", "battle", "income", "tiebreak")[py.phase])
+            if (kind not in seen or step % 97 == 0) and len(legal) > 1:
+                c = compiled.CompiledState.from_state(py)
+                expected = py.chance_outcomes() if py.is_chance_node() else [(a, 1 / len(legal)) for a in legal]
+                _check_uniform(c, expected, (seed, step, kind))
+                seen.add(kind)
+            py.apply_unchecked(random_action(py, rng))
+            step += 1
+    assert {"place", "act", "teleport", "dice1", "dice2", "dice3", "battle", "income", "tiebreak"} <= seen, seen
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3])
+def test_playout_results_match_the_python_distribution(players: int) -> None:
+    """Mean returns of C playouts and Python playouts from one position agree (5 standard errors)."""
+    game = _game(players=players, size=3)
+    state = game.new_initial_state()
+    c_out = compiled.playouts(state, 20000, seed=11)
+    rng = random.Random(11)
+    py_out = []
+    for _ in range(2000 if players == 2 else 1200):
+        s = state.clone()
+        while not s.is_terminal():
+            s.apply_unchecked(random_action(s, rng))
+        py_out.append(s.returns())
+    for seat in range(players):
+        mc = sum(r[seat] for r in c_out) / len(c_out)
+        mp = sum(r[seat] for r in py_out) / len(py_out)
+        se = (0.25 / len(py_out) + 0.25 / len(c_out)) ** 0.5
+        assert abs(mc - mp) < 5 * se, (seat, mc, mp)
+
+
+@needs_compiled
+def test_value_is_the_heuristic_value() -> None:
+    """The C leaf evaluation equals ``heuristic.value`` (and ``scores``) within 1e-9 on thousands of
+    positions of every phase, player count, board size and teleport rule; its weights are the
+    heuristic's."""
+    from ludoteca.games.tri import _compiled, heuristic
+
+    assert _compiled.WEIGHTS == (heuristic.CLOSED_W, heuristic.THREE_W, heuristic.TELEPORT_W,
+                                          heuristic.EXPOSED_W, heuristic.ROOM_W, heuristic.CARD_COST)
+    positions = 0
+    for seed in range(60):
+        players = 2 + seed % 3
+        size = (2, 3, 4, DEFAULT_SIZE[players])[seed % 4]
+        game = _game(players=players, size=size, teleport=("claim", "move")[seed // 4 % 2])
+        rng = random.Random(seed)
+        py = game.new_initial_state()
+        while True:
+            c = compiled.CompiledState.from_state(py)
+            want = heuristic.value(py)
+            got = c.value()
+            assert len(got) == players
+            assert all(abs(a - b) <= 1e-9 for a, b in zip(got, want, strict=True)), (seed, py.turn, got, want)
+            assert all(abs(a - b) <= 1e-9 for a, b in zip(c._c.scores(), heuristic.scores(py), strict=True))
+            positions += 1
+            if py.is_terminal():
+                break
+            py.apply_unchecked(random_action(py, rng))
+    assert positions > 5000
+
+
+@needs_compiled
+def test_search_plays_a_legal_seeded_action() -> None:
+    """The compiled MCTS on this engine: a legal action at every kind of decision, the same for the
+    same seed, the position left alone; a chance node is refused."""
+    game = _game(players=3, size=3, teleport="move")
+    rng = random.Random(2)
+    py = game.new_initial_state()
+    searched = 0
+    while not py.is_terminal():
+        if not py.is_chance_node() and py.turn % 7 == 0:
+            before = py.to_json()
+            a = compiled.search(py, 200, 0.4, 10, seed=py.turn)
+            assert a in py.legal_actions()
+            assert compiled.search(py, 200, 0.4, 10, seed=py.turn) == a
+            assert py.to_json() == before
+            searched += 1
+        elif py.is_chance_node():
+            with pytest.raises(ValueError):
+                compiled.search(py, 10, 0.4, 10, seed=1)
+        py.apply_unchecked(random_action(py, rng))
+    assert searched > 10
+
+
+def test_fallback_without_the_extension(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The extension failing to import: available() is False, one warning, the Python engine plays."""
+    import ludoteca.games.tri as package
+
+    monkeypatch.setitem(sys.modules, "ludoteca.games.tri._compiled", None)  # import raises ImportError
+    monkeypatch.delattr(package, "_compiled", raising=False)
+    fallback = importlib.reload(compiled)
+    try:
+        assert not fallback.available()
+        game = _game(players=2, size=2)
+        state = game.new_initial_state()
+        assert not fallback.supports(game)
+        assert "not built" in fallback.unsupported(game)
+        with caplog.at_level(logging.WARNING, logger="ludoteca.games.tri.compiled"):
+            assert fallback.compile_state(state) is None
+            out = fallback.playouts(state, 20, seed=1)
+            fallback.playouts(state, 5, seed=2)
+        warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+        assert len(warnings) == 1
+        assert "Python TRI engine" in warnings[0].getMessage()
+        assert len(out) == 20 and all(abs(sum(r) - 1.0) < 1e-9 for r in out)
+        assert fallback.playouts(state, 20, seed=1) == out  # seeded in Python too
+    finally:
+        monkeypatch.undo()
+        importlib.reload(compiled)
