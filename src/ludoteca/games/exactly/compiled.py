@@ -22,11 +22,10 @@ Every option of exactly is supported (``players`` 2-6, ``start_coin``, ``turn_li
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import Mapping
 from typing import Any
 
-from ludoteca.core.chance import random_action
+from ludoteca.core.compiled import CompiledView, python_playouts
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.exactly import FACES, MOVE, PHASES, START_ROLL, ExactlyGame, ExactlyState
 
@@ -77,18 +76,14 @@ def _warn_once(reason: str) -> None:
         log.warning("%s; using the Python exactly engine (slower)", reason)
 
 
-class CompiledState:
+class CompiledState(CompiledView[ExactlyGame]):
     """An exactly position in the compiled engine, with the protocol's reading methods.
 
     Build it from a Python state (:meth:`from_state`) or a position JSON (:meth:`from_json`); go
     back with :meth:`to_state`. :meth:`apply_action` checks legality (IllegalActionError), events
     are not produced (use the Python engine where events matter)."""
 
-    __slots__ = ("_c", "game")
-
-    def __init__(self, game: ExactlyGame, core: _compiled.CState) -> None:
-        self.game = game
-        self._c = core
+    __slots__ = ()
 
     @classmethod
     def from_state(cls, state: ExactlyState) -> CompiledState:
@@ -162,53 +157,15 @@ class CompiledState:
         names = ("rounds", "euros", "question_rounds", "cap_blocks")
         return dict(zip(names, self._c.fields()[8], strict=True))
 
-    def clone(self) -> CompiledState:
-        return CompiledState(self.game, self._c.copy())
-
-    def current_player(self) -> int:
-        return int(self._c.current_player())
-
-    def is_terminal(self) -> bool:
-        return bool(self._c.is_terminal())
-
-    def is_chance_node(self) -> bool:
-        return bool(self._c.is_chance_node())
-
-    def legal_actions(self) -> list[int]:
-        return list(self._c.legal_actions())
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return list(self._c.chance_outcomes())
-
     def apply_action(self, action: int) -> None:
         """Play ``action``; an illegal one raises IllegalActionError and changes nothing."""
         if isinstance(action, bool) or not isinstance(action, int) or action not in self._c.legal_actions():
             raise IllegalActionError(f"{action!r} is not legal here")
         self._c.apply(action)
 
-    def apply_unchecked(self, action: int) -> None:
-        """Play a legal ``action`` without checking it (an illegal one leaves the position undefined;
-        an id the position cannot hold at all raises ValueError)."""
-        self._c.apply(action)
-
-    def returns(self) -> list[float]:
-        return list(self._c.returns())
-
     def value(self) -> list[float]:
         """``ludoteca.games.exactly.heuristic.value`` of this position, computed in C."""
         return list(self._c.value())
-
-    def sample_action(self, seed: int) -> int:
-        """The action the C playout loop would play here with ``seed`` (uniform over the legal ones)."""
-        return int(self._c.sample_action(seed & 0xFFFFFFFFFFFFFFFF))
-
-    def playouts(self, n: int, seed: int) -> list[list[float]]:
-        """``n`` random playouts in C from this position (left unchanged): their returns."""
-        return list(self._c.playouts(n, seed & 0xFFFFFFFFFFFFFFFF))
-
-    def playout_actions(self, n: int, seed: int) -> int:
-        """``n`` random playouts in C; only the number of actions played (benchmarks)."""
-        return int(self._c.playout_actions(n, seed & 0xFFFFFFFFFFFFFFFF))
 
 
 def compile_state(state: ExactlyState) -> CompiledState | None:
@@ -241,11 +198,4 @@ def playouts(state: ExactlyState, n: int, seed: int) -> list[list[float]]:
     c = compile_state(state)
     if c is not None:
         return c.playouts(n, seed)
-    rng = random.Random(seed)
-    out: list[list[float]] = []
-    for _ in range(n):
-        s = state.clone()
-        while not s.is_terminal():
-            s.apply_unchecked(random_action(s, rng))
-        out.append(s.returns())
-    return out
+    return python_playouts(state, n, seed)

@@ -22,12 +22,11 @@ seed's have 40): :func:`unsupported` names it, and the Python engine plays those
 from __future__ import annotations
 
 import logging
-import random
 import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from ludoteca.core.chance import random_action
+from ludoteca.core.compiled import CompiledView, python_playouts
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.exagon import (
     COUNTERS,
@@ -98,7 +97,7 @@ def _template(game: ExagonGame) -> _compiled.CState:
     return core
 
 
-class CompiledState:
+class CompiledState(CompiledView[ExagonGame]):
     """An EXAGON position in the compiled engine, with the protocol's reading methods.
 
     Build it from a Python state (:meth:`from_state`) or a position JSON (:meth:`from_json`); go
@@ -106,11 +105,7 @@ class CompiledState:
     takes ``elapsed`` as the Python engine does; events are not produced (use the Python engine
     where events matter)."""
 
-    __slots__ = ("_c", "game")
-
-    def __init__(self, game: ExagonGame, core: _compiled.CState) -> None:
-        self.game = game
-        self._c = core
+    __slots__ = ()
 
     @classmethod
     def from_state(cls, state: ExagonState) -> CompiledState:
@@ -192,24 +187,6 @@ class CompiledState:
     def counters(self) -> dict[str, float]:
         return dict(zip(COUNTER_NAMES, self._c.fields()[16], strict=True))
 
-    def clone(self) -> CompiledState:
-        return CompiledState(self.game, self._c.copy())
-
-    def current_player(self) -> int:
-        return int(self._c.current_player())
-
-    def is_terminal(self) -> bool:
-        return bool(self._c.is_terminal())
-
-    def is_chance_node(self) -> bool:
-        return bool(self._c.is_chance_node())
-
-    def legal_actions(self) -> list[int]:
-        return list(self._c.legal_actions())
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return list(self._c.chance_outcomes())
-
     def time_left(self) -> float | None:
         """Seconds left in the turn in phase ``turn`` with a clock, else None."""
         if self._c.phase() != TURN or self.game.hourglass is None:
@@ -238,13 +215,6 @@ class CompiledState:
                 self._c.spend(elapsed)
         self._c.apply(action)
 
-    def apply_unchecked(self, action: int) -> None:
-        """Play a legal ``action`` without checking it (anything else leaves the state undefined)."""
-        self._c.apply(action)
-
-    def returns(self) -> list[float]:
-        return list(self._c.returns())
-
     def end_reason(self) -> str:
         """As :meth:`ExagonState.end_reason`."""
         if self._c.phase() != OVER:
@@ -253,18 +223,6 @@ class CompiledState:
         if fields[14] is None:
             return ""
         return "tournament" if self.game.tournament else END_REASONS[fields[15]]
-
-    def sample_action(self, seed: int) -> int:
-        """The action the C playout loop would play here with ``seed`` (uniform over the legal ones)."""
-        return int(self._c.sample_action(seed & 0xFFFFFFFFFFFFFFFF))
-
-    def playouts(self, n: int, seed: int) -> list[list[float]]:
-        """``n`` random playouts in C from this position (left unchanged): their returns."""
-        return list(self._c.playouts(n, seed & 0xFFFFFFFFFFFFFFFF))
-
-    def playout_actions(self, n: int, seed: int) -> int:
-        """``n`` random playouts in C; only the number of actions played (benchmarks)."""
-        return int(self._c.playout_actions(n, seed & 0xFFFFFFFFFFFFFFFF))
 
 
 def compile_state(state: ExagonState) -> CompiledState | None:
@@ -286,11 +244,4 @@ def playouts(state: ExagonState, n: int, seed: int) -> list[list[float]]:
     c = compile_state(state)
     if c is not None:
         return c.playouts(n, seed)
-    rng = random.Random(seed)
-    out: list[list[float]] = []
-    for _ in range(n):
-        s = state.clone()
-        while not s.is_terminal():
-            s.apply_unchecked(random_action(s, rng))
-        out.append(s.returns())
-    return out
+    return python_playouts(state, n, seed)

@@ -26,11 +26,10 @@ future option appear.
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import Mapping
 from typing import Any
 
-from ludoteca.core.chance import random_action
+from ludoteca.core.compiled import CompiledView, python_playouts
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.tri import BATTLE, Battle, TriGame, TriState
 
@@ -78,18 +77,14 @@ def _warn_once(reason: str) -> None:
         log.warning("%s; using the Python TRI engine (slower)", reason)
 
 
-class CompiledState:
+class CompiledState(CompiledView[TriGame]):
     """A TRI position in the compiled engine, with the protocol's reading methods.
 
     Build it from a Python state (:meth:`from_state`) or a position JSON (:meth:`from_json`); go
     back with :meth:`to_state`. :meth:`apply_action` checks legality (IllegalActionError), events
     are not produced (use the Python engine where events matter)."""
 
-    __slots__ = ("_c", "game")
-
-    def __init__(self, game: TriGame, core: _compiled.CState) -> None:
-        self.game = game
-        self._c = core
+    __slots__ = ()
 
     @classmethod
     def from_state(cls, state: TriState) -> CompiledState:
@@ -145,24 +140,6 @@ class CompiledState:
     def counters(self) -> dict[str, float]:
         return self.to_state().counters()
 
-    def clone(self) -> CompiledState:
-        return CompiledState(self.game, self._c.copy())
-
-    def current_player(self) -> int:
-        return int(self._c.current_player())
-
-    def is_terminal(self) -> bool:
-        return bool(self._c.is_terminal())
-
-    def is_chance_node(self) -> bool:
-        return bool(self._c.is_chance_node())
-
-    def legal_actions(self) -> list[int]:
-        return list(self._c.legal_actions())
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return list(self._c.chance_outcomes())
-
     def apply_action(self, action: int) -> None:
         """Play ``action``; an illegal one raises IllegalActionError and changes nothing."""
         if self._c.is_terminal():
@@ -171,30 +148,10 @@ class CompiledState:
             raise IllegalActionError(f"{action!r} is not legal here")
         self._c.apply(action)
 
-    def apply_unchecked(self, action: int) -> None:
-        """Play a legal ``action`` without checking it (anything else leaves the state undefined)."""
-        self._c.apply(action)
-
-    def returns(self) -> list[float]:
-        return list(self._c.returns())
-
     def value(self) -> list[float]:
         """``ludoteca.games.tri.heuristic.value`` of this position, in C: winning chances per seat
         (the leaf evaluation of TRI's MCTS)."""
         return list(self._c.value())
-
-    def sample_action(self, seed: int) -> int:
-        """The action the C playout loop would play here with ``seed`` (uniform over the legal ones;
-        by its probability at a chance node)."""
-        return int(self._c.sample_action(seed & 0xFFFFFFFFFFFFFFFF))
-
-    def playouts(self, n: int, seed: int) -> list[list[float]]:
-        """``n`` random playouts in C from this position (left unchanged): their returns."""
-        return list(self._c.playouts(n, seed & 0xFFFFFFFFFFFFFFFF))
-
-    def playout_actions(self, n: int, seed: int) -> int:
-        """``n`` random playouts in C; only the number of actions played (benchmarks)."""
-        return int(self._c.playout_actions(n, seed & 0xFFFFFFFFFFFFFFFF))
 
 
 def compile_state(state: TriState) -> CompiledState | None:
@@ -228,11 +185,4 @@ def playouts(state: TriState, n: int, seed: int) -> list[list[float]]:
     c = compile_state(state)
     if c is not None:
         return c.playouts(n, seed)
-    rng = random.Random(seed)
-    out: list[list[float]] = []
-    for _ in range(n):
-        s = state.clone()
-        while not s.is_terminal():
-            s.apply_unchecked(random_action(s, rng))
-        out.append(s.returns())
-    return out
+    return python_playouts(state, n, seed)
