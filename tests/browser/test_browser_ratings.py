@@ -177,3 +177,69 @@ def test_profile_and_leaderboard_in_italian_and_an_unknown_player(server: str, b
         assert errors == []
     finally:
         ctx.close()
+
+
+OVERFLOW_JS = """([selector, w]) => [...document.querySelectorAll(selector)].filter((e) => {
+    const r = e.getBoundingClientRect(), box = e.closest('.scroll-x');
+    const edge = box ? Math.min(w, box.getBoundingClientRect().left + box.clientLeft + box.clientWidth) : w;
+    return r.width > 1 && (r.left < 0 || r.right > edge + 0.5); })
+  .map((e) => { const r = e.getBoundingClientRect();
+    const what = `${e.tagName}.${e.getAttribute('class')} "${e.textContent.slice(0, 30)}"`;
+    return `${what} ${Math.round(r.left)}..${Math.round(r.right)}`; })"""
+"""The elements matching ``selector`` cut at the right edge: beyond a ``w`` pixels wide screen, or beyond
+the frame they scroll in (a visually hidden header, 1 pixel wide, is left out: nobody sees it)."""
+
+
+def finish_a_table_against_the_ai(page: Any, server: str, *, rated: bool) -> None:
+    """From the lobby, the logged-in player of ``page`` sits at a TOHM table against the easiest AI
+    (rated or not) and resigns at once: a finished table on their profile (lost; rated: a new rating)."""
+    page.goto(server + "/")
+    page.locator("#rated").wait_for()
+    page.select_option("#game", "tohm")
+    page.select_option("#players", "2")
+    page.select_option("#seat-0", "open")
+    page.select_option("#seat-1", "ai:beginner")
+    page.set_checked("#rated", rated)
+    page.click("#create-btn")
+    page.wait_for_url(re.compile(r"/t/"))
+    wait_state(page, "s.you === 0 && s.status === 'playing'")
+    page.click("#resign")
+    page.locator("dialog#confirm").wait_for(state="visible")
+    page.click("#confirm-yes")
+    wait_state(page, "s.status === 'over'")
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_a_profiles_finished_tables_fit_a_phone(server: str, browser: Any, artifacts: Path, lang: str) -> None:
+    width, height = 390, 844
+    name = f"Bartholomew Longname {uuid.uuid4().hex[:6]}"
+    ctx, page, errors = logged_in(browser, server, name, width, height, lang)
+    try:
+        finish_a_table_against_the_ai(page, server, rated=True)
+        finish_a_table_against_the_ai(page, server, rated=False)
+        page.goto(f"{server}/players/{name.replace(' ', '%20')}")
+        page.wait_for_function("() => document.body.dataset.ready === '1'")
+        rows = page.locator("#finished-list tr")
+        assert rows.count() == 2
+        # every figure of a row is on screen, each with its column's name: nothing is cut at the right edge
+        assert page.evaluate(OVERFLOW_JS, ["#finished-tables *", width]) == []
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width, page.evaluate(WIDE_JS, width)
+        page.locator(".rating-card details summary").click()  # the rating history as a table fits too
+        assert page.evaluate(OVERFLOW_JS, [".rating-card details *", width]) == []
+        ended, replay = ("Ended", "replay") if lang == "en" else ("Conclusa", "rivedi")
+        rated_row = rows.nth(1)  # newest first: the unrated table, then the rated one
+        assert rated_row.locator(".tag").inner_text() == ("rated" if lang == "en" else "classificato")
+        assert rows.nth(0).locator(".tag").count() == 0
+        for k in range(2):
+            cell = rows.nth(k).locator("td.ended")
+            assert cell.is_visible() and ended in cell.inner_text()
+            assert rows.nth(k).locator("a", has_text=replay).is_visible()
+        assert_accessible(page, f"a profile on a phone ({lang})")
+        page.screenshot(path=str(artifacts / f"ratings-profile-finished-{lang}-{width}x{height}.png"), full_page=True)
+        # on a desktop the same figures are a table with its column headers
+        page.set_viewport_size({"width": DESKTOP_SIZE[0], "height": DESKTOP_SIZE[1]})
+        assert page.locator("#finished-tables thead th").first.is_visible()
+        assert page.evaluate(OVERFLOW_JS, ["#finished-tables *", DESKTOP_SIZE[0]]) == []
+        assert errors == []
+    finally:
+        ctx.close()

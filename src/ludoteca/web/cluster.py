@@ -33,6 +33,7 @@ from ludoteca.web.master import PLAYING
 
 if TYPE_CHECKING:
     from ludoteca.web.lobby import Lobby
+    from ludoteca.web.table_core import TableCore
     from ludoteca.web.tables import Table
 
 log = logging.getLogger("ludoteca.web")
@@ -115,7 +116,7 @@ class Cluster:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    # --- tables (tables.Shared) -------------------------------------------------------------------
+    # --- tables (table_core.Shared) --------------------------------------------------------------------
     def holds(self, table_id: str) -> bool:
         return not self.closed and table_id in self.held
 
@@ -141,7 +142,7 @@ class Cluster:
         except ValueError as exc:
             log.warning("table %s: news not published (%s)", table_id, exc)
 
-    def claim(self, table: Table) -> None:
+    def claim(self, table: TableCore) -> None:
         """Try to take the lease of ``table`` (a game begins, a table in play is loaded)."""
         if self.closed or table.id in self.held or table.id in self._claiming:
             return

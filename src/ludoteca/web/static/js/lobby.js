@@ -183,7 +183,7 @@ async function refreshMine() {
       const link = tb.status === "over" ? h("a", {href: `/replay/${tb.id}`}, t("replay"))
         : h("a", {href: `/t/${tb.id}`}, tb.status === "playing" || tb.status === "waiting" ? t("back to the table")
           : t("open"));
-      return h("tr", {}, h("td", {}, tb.title || tb.game),
+      return h("tr", {}, h("td", {}, tb.title || tb.game, ratedTag(tb)),
         h("td", {}, tb.seats.map((s) => s.name || t("(open)")).join(", ")), statusCell(tb), h("td", {}, link));
     });
     $("my-table-list").replaceChildren(...(rows.length ? rows

@@ -73,22 +73,31 @@ function plot(r, id) {
   return root;
 }
 
+/** A cell of a table whose rows are cards on a phone (ratings.css, ``table.cards``): ``label``, its column's
+ * name, shows there only (screen readers have the table's headers). */
+function cardCell(cls, label, ...content) {
+  return h("td", {class: cls, role: "cell"},
+    label ? h("span", {class: "cell-label", "aria-hidden": "true"}, label) : null, ...content);
+}
+
 /** The plot's figures as a table (the accessible alternative). */
 function historyTable(r) {
   const first = r.games - r.history.length + 1;
-  const rows = r.history.map((p, k) => h("tr", {},
-    h("td", {class: "num"}, number.format(first + k)), h("td", {}, day.format(new Date(p.at * 1000))),
-    h("td", {class: "num"}, number.format(p.display)),
-    h("td", {}, t("{low}–{high}", {low: number.format(p.low), high: number.format(p.high)})),
-    h("td", {}, h("a", {href: `/replay/${encodeURIComponent(p.table)}`}, t("replay")))));
+  const rows = r.history.map((p, k) => h("tr", {role: "row"},
+    cardCell("num", t("Rated game"), number.format(first + k)),
+    cardCell(null, t("Date"), day.format(new Date(p.at * 1000))),
+    cardCell("num", t("Rating"), number.format(p.display)),
+    cardCell(null, t("Range (95%)"), t("{low}–{high}", {low: number.format(p.low), high: number.format(p.high)})),
+    cardCell("replay", null, h("a", {href: `/replay/${encodeURIComponent(p.table)}`}, t("replay")))));
+  const th = (cls, ...content) => h("th", {scope: "col", role: "columnheader", class: cls}, ...content);
   return h("details", {},
     h("summary", {}, t("Rating history as a table")),
-    h("div", {class: "scroll-x"}, h("table", {class: "tables"},
+    h("div", {class: "scroll-x"}, h("table", {class: "tables cards", role: "table"},
       h("caption", {class: "visually-hidden"}, t("Rating over time: {game}", {game: gameHeading(r)})),
-      h("thead", {}, h("tr", {}, h("th", {scope: "col", class: "num"}, t("Rated game")), h("th", {scope: "col"}, t("Date")),
-        h("th", {scope: "col", class: "num"}, t("Rating")), h("th", {scope: "col"}, t("Range (95%)")),
-        h("th", {scope: "col"}, h("span", {class: "visually-hidden"}, t("Replay"))))),
-      h("tbody", {}, rows))));
+      h("thead", {role: "rowgroup"}, h("tr", {role: "row"}, th("num", t("Rated game")), th(null, t("Date")),
+        th("num", t("Rating")), th(null, t("Range (95%)")),
+        th(null, h("span", {class: "visually-hidden"}, t("Replay"))))),
+      h("tbody", {role: "rowgroup"}, rows))));
 }
 
 function ratingCard(r, k) {
@@ -104,14 +113,17 @@ function resultText(tb) {
   return t("lost");
 }
 
+/** One finished table (on a phone, a card: see :func:`cardCell`). */
 function finishedRow(tb) {
-  return h("tr", {},
-    h("td", {}, tb.title), h("td", {}, tb.names.filter(Boolean).join(", ")),
-    h("td", {}, resultText(tb), tb.rated ? h("span", {class: "tag"}, t("rated")) : null),
-    h("td", {class: "num"}, tb.rating_after === null ? "—" : number.format(tb.rating_after)),
-    h("td", {}, when.format(new Date(tb.ended_at * 1000))),
-    h("td", {}, h("a", {href: tb.replay, "aria-label": t("replay of {game}, {date}",
-      {game: tb.title, date: when.format(new Date(tb.ended_at * 1000))})}, t("replay"))));
+  const ended = when.format(new Date(tb.ended_at * 1000));
+  return h("tr", {role: "row"},
+    cardCell("game", null, tb.title),
+    cardCell(null, t("Players"), tb.names.filter(Boolean).join(", ")),
+    cardCell(null, t("Result"), resultText(tb), tb.rated ? h("span", {class: "tag"}, t("rated")) : null),
+    cardCell("num", t("Rating after"), tb.rating_after === null ? "—" : number.format(tb.rating_after)),
+    cardCell("ended", t("Ended"), ended),
+    cardCell("replay", null, h("a", {href: tb.replay, "aria-label": t("replay of {game}, {date}",
+      {game: tb.title, date: ended})}, t("replay"))));
 }
 
 async function init() {
@@ -147,7 +159,7 @@ async function init() {
   });
   $("finished").hidden = false;
   $("finished-list").replaceChildren(...(data.tables.length ? data.tables.map(finishedRow)
-    : [h("tr", {}, h("td", {colspan: 6, class: "muted"}, t("No finished tables yet.")))]));
+    : [h("tr", {role: "row"}, h("td", {colspan: 6, class: "muted", role: "cell"}, t("No finished tables yet.")))]));
   document.body.dataset.ready = "1";
 }
 

@@ -1,33 +1,15 @@
 // The table page: live position over a websocket, board clicks, seats, log, clock, result; the table's life
-// (resign, leave, take a seat back, rematch offers, chat, sounds). Every text goes through t() (i18n.js).
+// (resign, leave, take a seat back, rematch offers). Its parts: the shared state (table-state.js), the
+// notices in words (table-notes.js), the chat (table-chat.js) and the sounds (table-sounds.js). Every text
+// goes through t() (i18n.js).
 import {drawBoard} from "./board.js";
 import {COLORS, announcements, api, describe, entryText, getName, getSeat, h, loadClient, logLines, me,
   resultText, seatName, setName, setSeat, svg} from "./common.js";
 import {LANG, languageSwitch, t, tn, translatePage} from "./i18n.js";
-
-const $ = (id) => document.getElementById(id);
-const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
-const S = {
-  game: null, msg: null, log: [], renderer: null, ui: {}, seq: -1, ws: null, retry: 0,
-  clockAt: 0, chain: Promise.resolve(), sent: false, closedForGood: false, seatsAt: 0, rematchOf: null,
-  announced: -1, // the newest log entry whose events were announced (a snapshot's history is not)
-  notes: [], // the table's notices and chat lines (server: tables.py), in order
-  sounds: [], // the sounds played (kinds), for tests
-  wasMine: false,
-};
-window.ludoteca = S; // for tests and curious people
-
-function send(data) {
-  if (S.ws && S.ws.readyState === WebSocket.OPEN) S.ws.send(JSON.stringify(data));
-}
-
-function toast(text) {
-  const t = $("toast");
-  t.textContent = text;
-  t.classList.add("show");
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => t.classList.remove("show"), 4000);
-}
+import {isMe, renderChat, setupChat} from "./table-chat.js";
+import {clockText, levelName, noteText} from "./table-notes.js";
+import {beep, setupSounds} from "./table-sounds.js";
+import {$, S, names, send, tableId, toast} from "./table-state.js";
 
 const ANNOUNCE_MS = 3000;
 
@@ -177,10 +159,6 @@ async function onMessage(m) {
     default:
       break;
   }
-}
-
-function names() {
-  return (S.msg ? S.msg.seats : []).map((s, i) => s.name || t("Seat {n}", {n: i + 1}));
 }
 
 function act(action) {
@@ -492,45 +470,10 @@ function noticeItem(n) {
   return h("li", {class: "notice", "data-kind": n.kind}, noteText(n));
 }
 
-const LEVEL_NAMES = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts"), beginner: t("beginner"),
-  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert")};
-
-function levelName(level) {
-  return LEVEL_NAMES[level] || level || "";
-}
-
-/** m:ss of a number of seconds. */
-function clockText(seconds) {
-  const s = Math.max(0, Math.ceil(seconds));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}
-
 /** Seconds before an away player's seat is abandoned (null: not counting). */
 function abandonLeft(seat) {
   if (!seat || seat.abandon_in === undefined || seat.abandon_in === null) return null;
   return Math.max(0, seat.abandon_in - (performance.now() - S.seatsAt) / 1000);
-}
-
-/** A notice of the table in words. */
-function noteText(n) {
-  const p = {name: n.name || t("Seat {n}", {n: Number(n.seat) + 1}), level: levelName(n.level)};
-  switch (n.kind) {
-    case "resigned":
-      return n.ended ? t("{name} resigned.", p) : t("{name} resigned; the AI ({level}) plays the seat.", p);
-    case "left": return t("{name} left the seat.", p);
-    case "ai_took_over":
-      return n.why === "left" ? t("{name} left; the AI ({level}) plays the seat.", p)
-        : t("{name} was away too long; the AI ({level}) plays the seat until they take it back.", p);
-    case "took_back": return t("{name} took the seat back.", p);
-    case "abandoned":
-      return n.why === "left" ? t("{name} left: the table ends without a winner.", p)
-        : t("{name} was away too long: the table ends without a winner.", p);
-    case "rematch_offer": return t("{name} offers a rematch.", p);
-    case "rematch_accept": return t("{name} accepts the rematch.", p);
-    case "rematch_decline": return t("{name} declines the rematch.", p);
-    case "rematch_started": return t("Everyone accepted: the rematch begins.");
-    default: return "";
-  }
 }
 
 /** The rematch offer of a finished game, for a player: offer, or accept / decline the offer made. */
@@ -592,111 +535,6 @@ function ask(text, yes, message) {
   $("confirm-yes").onclick = () => { dialog.close(); send(message); };
   $("confirm-no").onclick = () => dialog.close();
   dialog.showModal();
-}
-
-// --- chat -----------------------------------------------------------------------------------------
-const CHAT_HIDDEN_KEY = "ludoteca.chatHidden";
-
-function isMe(n) {
-  return S.msg && n.seat !== null && n.seat !== undefined && n.seat === S.msg.you;
-}
-
-function setupChat() {
-  const hidden = localStorage.getItem(CHAT_HIDDEN_KEY) === "1";
-  showChat(!hidden);
-  $("chat-toggle").addEventListener("click", () => {
-    const show = $("chat-box").hidden;
-    localStorage.setItem(CHAT_HIDDEN_KEY, show ? "0" : "1");
-    showChat(show);
-  });
-  $("chat-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const input = $("chat-text");
-    const text = input.value.trim();
-    if (!text) return;
-    if (!S.ws || S.ws.readyState !== WebSocket.OPEN) { toast(t("Not connected: your message was not sent.")); return; }
-    const seated = S.msg && S.msg.you !== null && S.msg.you !== undefined;
-    send(seated ? {type: "chat", text} : {type: "chat", text, name: $("my-name").value.trim() || getName() || null});
-    input.value = "";
-  });
-}
-
-function showChat(show) {
-  $("chat-box").hidden = !show;
-  const button = $("chat-toggle");
-  button.textContent = show ? t("Hide chat") : t("Show chat");
-  button.setAttribute("aria-pressed", show ? "true" : "false");
-}
-
-function renderChat() {
-  const m = S.msg;
-  const spectator = !m || m.you === null || m.you === undefined;
-  const note = $("chat-note");
-  const separate = S.settings && S.settings.chat === "separate";
-  note.hidden = !separate;
-  note.textContent = spectator ? t("Spectators' messages reach spectators only.")
-    : t("Spectators talk among themselves: you do not see their messages.");
-  const lines = S.notes.slice(-150).map((n) => {
-    if (n.kind !== "chat") return h("li", {class: "chat-notice"}, noteText(n));
-    return h("li", {class: "chat-line" + (isMe(n) ? " mine" : "") + (n.channel === "spectators" ? " spectators" : "")},
-      h("span", {class: "chat-name"}, n.seat === null || n.seat === undefined ? t("{name} (watching)", {name: n.name})
-        : n.name), " ", h("span", {class: "chat-text"}, n.text));
-  });
-  const box = $("chat-lines");
-  box.replaceChildren(...lines);
-  box.scrollTop = box.scrollHeight;
-}
-
-// --- sounds: beeps made with WebAudio (no audio file), off until the person turns them on -----------
-const SOUND_KEY = "ludoteca.sounds";
-const audio = {ctx: null};
-const TONES = {turn: [660, 880], event: [523, 392], chat: [740]};
-
-function soundsOn() {
-  return localStorage.getItem(SOUND_KEY) === "1";
-}
-
-function setupSounds() {
-  showSounds();
-  $("sound-toggle").addEventListener("click", () => {
-    localStorage.setItem(SOUND_KEY, soundsOn() ? "0" : "1");
-    showSounds();
-    if (soundsOn()) beep("turn"); // a sample, and the audio starts within the click (browsers require it)
-  });
-}
-
-function showSounds() {
-  const on = soundsOn();
-  const button = $("sound-toggle");
-  button.textContent = on ? t("Sounds on") : t("Sounds off");
-  button.setAttribute("aria-pressed", on ? "true" : "false");
-}
-
-function beep(kind) {
-  if (!soundsOn()) return;
-  S.sounds.push(kind);
-  try {
-    const Ctx = window.AudioContext || window.webkitAudioContext;
-    if (!Ctx) return;
-    if (!audio.ctx) audio.ctx = new Ctx();
-    const ctx = audio.ctx;
-    if (ctx.state === "suspended") ctx.resume();
-    (TONES[kind] || TONES.event).forEach((freq, i) => {
-      const osc = ctx.createOscillator();
-      const gain = ctx.createGain();
-      const start = ctx.currentTime + i * 0.15;
-      osc.type = "sine";
-      osc.frequency.value = freq;
-      gain.gain.setValueAtTime(0.0001, start);
-      gain.gain.exponentialRampToValueAtTime(0.15, start + 0.02);
-      gain.gain.exponentialRampToValueAtTime(0.0001, start + 0.13);
-      osc.connect(gain).connect(ctx.destination);
-      osc.start(start);
-      osc.stop(start + 0.14);
-    });
-  } catch (e) {
-    console.warn(e);
-  }
 }
 
 function renderResult() {
