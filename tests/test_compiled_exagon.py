@@ -52,7 +52,8 @@ def _fields(s: ExagonState) -> tuple[Any, ...]:
     res = s.result
     return (s.phase, s.owner, s.hands, s.aside, s.table, s.dealt, s.to_move, s.turn, s.placed, s.bonus, s.passes,
             s.clock_left, s.carry, s.points, None if res is None else res["winners"],
-            0 if res is None else END_REASONS.index(res["end"]), tuple(s.counts[n] for n in compiled.COUNTER_NAMES))
+            0 if res is None else END_REASONS.index(res["end"]), tuple(s.counts[n] for n in compiled.COUNTER_NAMES),
+            s.games)
 
 
 def play_both(game: ExagonGame, seed: int, full_json: bool = True, checked: bool = False, json_every: int = 1,
@@ -133,13 +134,16 @@ def tile_sets(draw: Any, players: int) -> list[dict[str, Any]]:
 
 @needs_compiled
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 5), clock=st.sampled_from([None, 60, 0.25, 7.5]),
-       tournament=st.booleans(), turn_limit=st.integers(1, 120), data=st.data())
+       tournament=st.booleans(), turn_limit=st.integers(1, 120), tournament_games=st.sampled_from([1, 2, 5, 1000]),
+       data=st.data())
 @settings(max_examples=50, deadline=None)
 def test_property_options(seed: int, players: int, clock: float | None, tournament: bool, turn_limit: int,
-                          data: Any) -> None:
-    """Every option: the clock, tournaments, turn limits and designers' tile sets (2 to 40 tiles)."""
+                          tournament_games: int, data: Any) -> None:
+    """Every option: the clock, tournaments (and their bound on games), turn limits and designers'
+    tile sets (2 to 40 tiles)."""
     tiles = data.draw(st.one_of(st.none(), tile_sets(players)))
-    game = _game(players=players, clock=clock, tournament=tournament, turn_limit=turn_limit, tiles=tiles)
+    game = _game(players=players, clock=clock, tournament=tournament, turn_limit=turn_limit, tiles=tiles,
+                 tournament_games=tournament_games)
     assert compiled.supports(game)
     play_both(game, seed, json_every=5)
 
@@ -426,13 +430,213 @@ def test_fallback_without_the_extension(monkeypatch: pytest.MonkeyPatch, caplog:
 
 
 @needs_compiled
-def test_a_playout_that_never_ends_is_cut() -> None:
-    """A tournament with a one-turn limit can go on forever (the one who opens wins each game, the
-    other loses more, no one reaches 50): each C playout stops after MAX_PLAYOUT_ACTIONS, unscored."""
-    game = _game(players=2, clock=None, tournament=True, turn_limit=1)
+def test_a_tournament_that_cannot_reach_50_ends_by_its_game_bound() -> None:
+    """A tournament with a one-turn limit need not end by points (the opener wins each game, the
+    other loses more, no one reaches 50): the bound on its games (option ``tournament_games``)
+    ends it in both engines, the highest score winning; only a bound beyond the C playout's
+    MAX_PLAYOUT_ACTIONS leaves a playout cut, unscored."""
+    game = _game(players=2, clock=None, tournament=True, turn_limit=1, tournament_games=30)
+    for seed in range(10):
+        play_both(game, seed)
     state = game.new_initial_state()
-    state.points = [-1000, -1000]  # 53 won games in a row to reach 50: never, in practice
+    state.points = [-1000, -1000]  # 53 won games in a row to reach 50: the bound ends it first
     core = compiled.CompiledState.from_state(state)
-    assert core.playouts(2, seed=1) == [[0.0, 0.0], [0.0, 0.0]]
-    assert core._c.last_actions == 2 * compiled._compiled.MAX_PLAYOUT_ACTIONS
+    results = core.playouts(20, seed=1)
+    assert all(sorted(r) in ([0.0, 1.0], [0.5, 0.5]) for r in results)
+    assert core._c.last_actions < 20 * 30 * 45  # 30 games of a 40-tile deal and a turn or so
+    huge = _game(players=2, clock=None, tournament=True, turn_limit=1, tournament_games=10**7)
+    state = huge.new_initial_state()
+    state.points = [-1000, -1000]
+    core = compiled.CompiledState.from_state(state)
+    assert core.playouts(1, seed=1) == [[0.0, 0.0]]
+    assert core._c.last_actions == compiled._compiled.MAX_PLAYOUT_ACTIONS
     assert core.to_json() == state.to_json()
+
+
+def test_a_bound_beyond_a_c_int_falls_back() -> None:
+    game = _game(players=2, tournament=True, tournament_games=2**31)
+    assert "tournament_games up to 2147483647" in compiled.unsupported(game)
+
+
+# --- the evaluation and the compiled search (the ``strong`` agent) ---------------------------------
+
+def _value_and_greedy_agree(game: ExagonGame, seed: int, json_every: int = 0) -> int:
+    """One seeded random game on the Python engine; at every position the compiled ``value``
+    equals ``heuristic.value`` (to 1e-12) and, where a player moves, the compiled greedy choice
+    is ``heuristic.greedy_action`` (the search's rollouts) and its candidates are
+    ``heuristic.candidates`` (the search's pruned nodes), same actions in the same order. Every
+    ``json_every``-th position is also compiled from its JSON (the open cells rebuilt from the
+    table keep the heuristic's order). Returns the positions."""
+    from ludoteca.games.exagon import heuristic
+
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    count = 0
+    while True:
+        c = compiled.CompiledState.from_state(s)
+        expected = heuristic.value(s)
+        assert c.value() == pytest.approx(expected, abs=1e-12, rel=0), (seed, count)
+        if json_every and count % json_every == 0:
+            assert compiled.CompiledState.from_json(game, s.to_json()).value() == pytest.approx(
+                expected, abs=1e-12, rel=0)
+        if s.current_player() >= 0:
+            assert c.greedy_action() == heuristic.greedy_action(s, s.to_move), (seed, count)
+            for limit in (3, compiled.SEARCH_PRUNE):
+                assert c._c.candidates(limit) == heuristic.candidates(s, limit), (seed, count, limit)
+        count += 1
+        if s.is_terminal() or count > 600:
+            return count
+        s.apply_action(random_action(s, rng))
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("tournament", [False, True])
+def test_the_compiled_evaluation_is_the_heuristics(players: int, tournament: bool) -> None:
+    """``_value`` (the leaf evaluation of the compiled search) is ``heuristic.value`` in C, and so
+    are its greedy rollouts and pruned nodes: over every position of seeded random games, with and
+    without the clock, one-shot or tournament."""
+    positions = 0
+    for seed in range(6 if tournament else 25):  # a tournament: many deals, 600 positions each
+        game = _game(players=players, tournament=tournament, clock=None if seed % 2 else 60)
+        positions += _value_and_greedy_agree(game, seed, json_every=7)
+    assert positions > 1000
+
+
+@needs_compiled
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 5), turn_limit=st.integers(1, 120), data=st.data())
+@settings(max_examples=40, deadline=None)
+def test_property_the_compiled_evaluation_on_any_set(seed: int, players: int, turn_limit: int, data: Any) -> None:
+    """The same on designers' tile sets (Jolly and Exagon areas, tables tiles, tiles aside) and
+    short turn limits."""
+    tiles = data.draw(st.one_of(st.none(), tile_sets(players)))
+    game = _game(players=players, clock=None, tournament=data.draw(st.booleans()), turn_limit=turn_limit, tiles=tiles)
+    _value_and_greedy_agree(game, seed, json_every=5)
+
+
+def test_the_search_defaults_are_mcts_settings_for_exagon() -> None:
+    """The compiled search prunes and rolls out as ``mcts`` does on EXAGON (its defaults)."""
+    from ludoteca.games.exagon import heuristic
+
+    mcts = ExagonGame.agent_defaults["mcts"]
+    assert mcts["prune"] == compiled.SEARCH_PRUNE
+    assert compiled.SEARCH_GREEDY is (mcts["rollout"] == "heuristic")
+    if compiled.available():
+        assert compiled._compiled.VALUE_SHARPNESS == heuristic.VALUE_K
+
+
+def _decisions(game: ExagonGame, games: int, seed: int) -> list[ExagonState]:
+    """Positions of seeded random games where a player chooses among several actions."""
+    rng = random.Random(seed)
+    out: list[ExagonState] = []
+    for _ in range(games):
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            if not s.is_chance_node() and len(s.legal_actions()) > 1:
+                out.append(s.clone())
+            s.apply_action(random_action(s, rng))
+    return out
+
+
+@needs_compiled
+@pytest.mark.parametrize("options", [{"players": 2, "clock": None}, {"players": 3}, {"players": 5, "clock": 7.5},
+                                     {"players": 2, "tournament": True, "clock": None}])
+def test_the_search_plays_legal_actions_and_leaves_the_position_alone(options: dict[str, Any]) -> None:
+    game = _game(**options)
+    positions = _decisions(game, 1, seed=4)
+    assert len(positions) > 10
+    for k, s in enumerate(positions):
+        before = s.to_json()
+        core = compiled.CompiledState.from_state(s)
+        action = core._c.search(200, 0.3, k % 3 * 5, k, k % 2 == 0)
+        assert action in s.legal_actions()
+        assert s.to_json() == before and core.to_json() == before
+        simulations, nodes, _rollout = core._c.last_stats
+        assert simulations == 200 and nodes > 1
+
+
+@needs_compiled
+def test_the_search_is_the_same_for_the_same_seed() -> None:
+    game = _game(players=2, clock=None)
+    positions = _decisions(game, 2, seed=9)
+    first = [compiled.search(s, 300, 0.3, 4, seed=5) for s in positions]
+    assert first == [compiled.search(s, 300, 0.3, 4, seed=5) for s in positions]
+    assert len(set(first)) > 1
+
+
+@needs_compiled
+def test_the_search_needs_a_player_to_move() -> None:
+    game = _game(players=2)
+    with pytest.raises(ValueError, match="a player is to move"):
+        compiled.search(game.new_initial_state(), 100, 0.3, 0, seed=1)  # the deal: chance
+
+
+def _first_position(game: ExagonGame, wanted: Any, seed: int = 0) -> tuple[ExagonState, list[int]]:
+    """The first decision position of seeded random games where ``wanted(state, winning)`` holds,
+    ``winning`` being the legal actions that win the game on the spot."""
+    rng = random.Random(seed)
+    while True:
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            if not s.is_chance_node():
+                winning = []
+                for a in s.legal_actions():
+                    t = s.clone()
+                    t.apply_action(a)
+                    if t.is_terminal() and t.returns()[s.to_move] == 1.0:
+                        winning.append(a)
+                if wanted(s, winning):
+                    return s, winning
+            s.apply_action(random_action(s, rng))
+
+
+def _perfect_fit_position() -> ExagonState:
+    """A designer's set of ones: six tiles ring the empty cell [1, 0], each with its one other
+    number facing out, so seat 0's all-ones tile fills the hole in any rotation (six connections:
+    a perfect fit wins at once, RULES.md, End); its other placements (around the ring) do not."""
+    directions = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
+
+    def tile(tid: int, sides: list[int]) -> dict[str, Any]:
+        return {"id": tid, "sides": sides, "star": sum(sides), "star_points": 1}
+
+    tiles = [tile(1, [1] * 6)] + [tile(k, [1, 1, 1, 1, 1, k]) for k in range(2, 8)]
+    tiles += [tile(k, [1, 1, 1, 1, k - 5, k - 5]) for k in range(8, 13)]
+    # ring tile k sits in direction d from the hole; rotation d + 1 turns its side k outwards
+    ring = [{"tile": k, "at": [1 + dq, dr], "rot": (d + 1) % 6} for d, ((dq, dr), k) in enumerate(
+        zip(directions, range(2, 8), strict=True))]
+    ring.sort(key=lambda e: e["at"] != [0, 0])  # the opening tile first, on [0, 0]
+    game = _game(players=2, clock=None, tiles=tiles)
+    return game.state_from_json({
+        "game": "exagon", "players": 2, "tiles": tiles, "table": ring, "hands": [[1, 8, 9], [10, 11, 12]],
+        "aside": [], "to_move": 0, "phase": "turn", "turn": 6, "placed_this_turn": 0, "bonus": 0,
+        "time_left": None, "carry": None, "scores": None, "clock": None, "passes": 0, "result": None})
+
+
+@needs_compiled
+def test_the_search_finds_a_perfect_fit() -> None:
+    s = _perfect_fit_position()
+    winning = []
+    for a in s.legal_actions():
+        t = s.clone()
+        t.apply_action(a)
+        if t.is_terminal():
+            assert t.returns() == [1.0, 0.0] and t.end_reason() == "perfect_fit"
+            winning.append(a)
+    assert [s.action_to_string(a) for a in winning] == [f"t1@1,0r{k}" for k in range(6)]
+    assert len(s.legal_actions()) > 10 * len(winning)
+    for seed in range(6):
+        assert compiled.search(s, 300, 0.3, 10, seed=seed) in winning  # the strong agent's search
+
+
+@needs_compiled
+def test_the_search_places_its_last_tile() -> None:
+    """With one tile left mid-turn, any placement wins; ``stop`` would hand the turn on."""
+    game = _game(players=3, clock=None)
+
+    def last_tile(s: ExagonState, winning: list[int]) -> bool:
+        return len(s.hands[s.to_move]) == 1 and game.stop_action in s.legal_actions() and len(winning) > 0
+
+    s, winning = _first_position(game, last_tile, seed=1)
+    assert set(s.legal_actions()) == {*winning, game.stop_action}
+    for seed in range(4):
+        assert compiled.search(s, 300, 0.3, 0, seed=seed) in winning

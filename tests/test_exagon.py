@@ -546,6 +546,67 @@ def test_tournament_playout_ends_with_someone_at_50() -> None:
     assert [scores[i] >= 50 for i in range(2)] == [r > 0 for r in s.returns()]
 
 
+def test_a_tournament_that_cannot_reach_50_ends_after_its_last_game() -> None:
+    # docs/rules/exagon.md, Tournament (a gap RULES.md leaves): with a one-turn limit the opener
+    # wins each game and the other loses more than 20, so from far below 50 no one ever gets
+    # there; option tournament_games (default 1000) ends it, the highest score winning.
+    game = load(2, clock=None, tournament=True, turn_limit=1)
+    assert game.tournament_games == 1000
+    s = game.new_initial_state()
+    s.points = [-1000, -1000]
+    random_playout(s, random.Random(3))
+    assert s.is_terminal() and s.end_reason() == "tournament"
+    data = s.to_json()
+    assert data["games_played"] == 1000 and max(data["scores"]) < 50
+    best = max(data["scores"])
+    assert s.returns() == [1.0 if v == best else 0.0 for v in data["scores"]]
+    assert data["result"]["end"] == "turn_limit"  # the deciding game's reason (gap 19)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_tournaments_with_a_one_turn_limit_all_end(seed: int) -> None:
+    game = load(3, clock=None, tournament=True, turn_limit=1, tournament_games=12)
+    s = game.new_initial_state()
+    random_playout(s, random.Random(seed))
+    data = s.to_json()
+    assert s.is_terminal() and 1 <= data["games_played"] <= 12
+    if max(data["scores"]) < 50:
+        assert data["games_played"] == 12
+
+
+def test_the_last_game_of_a_tournament_shares_a_tied_top_score() -> None:
+    tiles = tiles_of("specials")
+    pos = position(tiles, [(0, (0, 0), 0)], [[3], [1, 7], [6]], scores=[0, 33, 23])
+    pos["games_played"] = 2
+    s = state_of(pos, tournament=True, tournament_games=3)
+    s.apply_json(place(3, (1, 0), 2))  # seat 0's last tile: +20; seat 1 -13, seat 2 -3 (as above)
+    data = s.to_json()
+    assert data["scores"] == [20, 20, 20] and data["games_played"] == 3 and data["phase"] == "over"
+    assert s.returns() == [1 / 3] * 3 and s.end_reason() == "tournament"
+    pos["games_played"] = 1  # not the last game: the next one is dealt
+    s = state_of(pos, tournament=True, tournament_games=3)
+    s.apply_json(place(3, (1, 0), 2))
+    assert s.is_chance_node() and s.to_json()["games_played"] == 2
+
+
+def test_tournament_games_option_and_position_key() -> None:
+    for bad in (0, -3, True, "many", 2.5):
+        with pytest.raises(ValueError, match="tournament_games"):
+            load(2, tournament=True, tournament_games=bad)
+    assert load(2, tournament_games="7").tournament_games == 7
+    # a one-shot game: the option plays no part, and neither records nor positions carry it
+    assert "tournament_games" not in load(2).record_options()
+    assert "games_played" not in load(2).new_initial_state().to_json()
+    assert load(2, tournament=True, tournament_games=9).record_options()["tournament_games"] == 9
+    tiles = tiles_of("specials")
+    pos = position(tiles, [(0, (0, 0), 0)], [[3], [1, 7], [6]], scores=[0, 10, 0])
+    assert state_of(pos, tournament=True).to_json()["games_played"] == 0  # missing: 0
+    with pytest.raises(ValueError, match="the phase should be over"):
+        load(3, clock=None, tournament_games=4).state_from_json({**pos, "games_played": 4})
+    with pytest.raises(ValueError, match="null outside a tournament"):
+        load(3, clock=None).state_from_json({**pos, "scores": None, "games_played": 0})
+
+
 def test_turn_limit_ends_the_game_scored_as_blocked() -> None:
     game = load(2, clock=None, turn_limit=3)
     s = game.new_initial_state()

@@ -359,7 +359,9 @@ class ExagonGame(Game):
     clock_option = "clock"
     score_name = "tiles"
     counters = COUNTERS
-    agent_defaults = {"mcts": {"iterations": 300, "cap": 10, "rollout": "heuristic", "prune": 8, "c": 0.3}}
+    agent_defaults = {"mcts": {"iterations": 300, "cap": 10, "rollout": "heuristic", "prune": 8, "c": 0.3},
+                      "strong": {"iterations": 1000, "cap": 10, "c": 0.3}}  # docs/strength.md: "strong"
+    compiled_part = "compiled"
     catalogue_order = 4
     OPTIONS = (
         Option("clock", "seconds of hourglass per turn; null for no clock", 60, _resolve_clock),
@@ -367,6 +369,8 @@ class ExagonGame(Game):
                None, _resolve_tiles),
         Option("tournament", "play one-shot games until someone has 50 points", False, as_bool),
         Option("turn_limit", "player turns after which a one-shot game ends (scored as blocked)", 1000, as_int(1)),
+        Option("tournament_games", "one-shot games a tournament lasts at most; after the last one the highest "
+               "score wins (ties share)", 1000, as_int(1)),
     )
 
     def _setup(self) -> None:
@@ -389,6 +393,9 @@ class ExagonGame(Game):
         self.hourglass: float | None = None if clock is None else float(clock)
         self.turn_limit: int = self.options["turn_limit"]
         self.tournament: bool = self.options["tournament"]
+        self.tournament_games: int = self.options["tournament_games"]
+        """The bound on a tournament's one-shot games (docs/rules/exagon.md, Tournament): without it
+        a tournament in which no one can reach 50 points (a very short turn_limit) never ends."""
         # Geometry: a square axial window of radius N - 1 holds every reachable cell.
         self.radius = R = max(N - 1, 1)
         self.width, self.coords, self.nbrs = _geometry(R)
@@ -457,6 +464,8 @@ class ExagonGame(Game):
 
     def record_options(self) -> dict[str, Any]:
         opts = dict(self.options)
+        if not self.tournament:  # one one-shot game: the bound on a tournament's games plays no part
+            del opts["tournament_games"]
         if self.tiles is _default_set():
             del opts["tiles"]
         else:
@@ -472,7 +481,7 @@ class ExagonGame(Game):
         if same_tiles and players == self.num_players and clock == self.hourglass and tournament == self.tournament:
             return self
         opts = {"players": players, "tiles": self.tiles if same_tiles else tiles, "clock": clock,
-                "tournament": tournament, "turn_limit": self.turn_limit}
+                "tournament": tournament, "turn_limit": self.turn_limit, "tournament_games": self.tournament_games}
         key = json.dumps(opts, sort_keys=True)
         game = self._siblings.get(key)
         if game is None:
@@ -482,7 +491,8 @@ class ExagonGame(Game):
 
     def state_from_json(self, data: Mapping[str, Any]) -> ExagonState:
         """Read a position (its shape: :class:`PositionShape`); its own players, tiles, clock and
-        tournament mode define the game it belongs to (a sibling of this one, same turn_limit)."""
+        tournament mode define the game it belongs to (a sibling of this one, same turn_limit and
+        tournament_games)."""
         pos = read(data, PositionShape)
         tiles = _position_tiles(pos)
         clock = _position_clock(pos, self.hourglass)
@@ -529,6 +539,8 @@ class PositionShape(TypedDict):
     """Checked like the ``clock`` option (a positive number of seconds, or null)."""
     passes: NotRequired[Annotated[int, Between(0, None)]]
     result: NotRequired[ResultShape | None]
+    games_played: NotRequired[Annotated[int, Between(0, None)] | None]
+    """A tournament's one-shot games finished so far (0 when missing); null outside a tournament."""
 
 
 def _position_tiles(pos: PositionShape) -> list[dict[str, Any]]:
@@ -685,6 +697,21 @@ def _read_scores(g: ExagonGame, phase: int, pos: PositionShape) -> list[int] | N
     return list(scores)
 
 
+def _read_games_played(g: ExagonGame, phase: int, pos: PositionShape, scores: list[int] | None) -> int | None:
+    """``games_played``: a tournament's one-shot games finished (0 when missing), fewer than
+    ``tournament_games`` until the end; null (or missing) outside a tournament."""
+    played = pos.get("games_played")
+    if scores is None:
+        if played is not None:
+            raise ValueError("position['games_played'] is null outside a tournament (scores null)")
+        return None
+    played = 0 if played is None else played
+    if phase != OVER and played >= g.tournament_games:
+        raise ValueError(f"{played} games played reach the tournament's {g.tournament_games} (option "
+                         f"tournament_games): the phase should be over")
+    return played
+
+
 def _check_turn_counters(g: ExagonGame, phase: int, hands: list[list[int]], turn: int, placed: int, bonus: int,
                          passes: int) -> None:
     """The turn counters agree with the phase: bonuses need placements, placements need phase
@@ -740,8 +767,10 @@ def _read_result(s: ExagonState, phase: int, pos: PositionShape, hands: list[lis
             raise ValueError(f"position['result']['winners'] must list seats 0 to {n - 1}")
         return {"winners": list(winners), "end": result["end"]}
     empty = [seat for seat, h in enumerate(hands) if not h]
-    if scores is not None:
-        return {"winners": [i for i, v in enumerate(scores) if v >= TOURNAMENT_TARGET] or [0], "end": "last_tile"}
+    if scores is not None:  # those at 50 or more; else (the last game played) the highest scores
+        best = max(scores)
+        return {"winners": [i for i, v in enumerate(scores) if v >= TOURNAMENT_TARGET]
+                or [i for i, v in enumerate(scores) if v == best], "end": "last_tile"}
     if empty:
         return {"winners": empty, "end": "last_tile"}
     s.hands = hands
@@ -753,8 +782,8 @@ def _read_result(s: ExagonState, phase: int, pos: PositionShape, hands: list[lis
 class ExagonState(State):
     """A position of EXAGON."""
 
-    __slots__ = ("_charge", "aside", "board", "bonus", "cand", "carry", "clock_left", "counts", "dealt", "hands",
-                 "owner", "passes", "phase", "placed", "points", "result", "table", "to_move", "turn")
+    __slots__ = ("_charge", "aside", "board", "bonus", "cand", "carry", "clock_left", "counts", "dealt", "games",
+                 "hands", "owner", "passes", "phase", "placed", "points", "result", "table", "to_move", "turn")
 
     game: ExagonGame
 
@@ -763,6 +792,8 @@ class ExagonState(State):
         n = game.num_players
         self.points: list[int] | None = [0] * n if game.tournament else None
         """Tournament points (the position's ``scores``), None outside a tournament."""
+        self.games: int | None = 0 if game.tournament else None
+        """One-shot games of the tournament finished (the position's ``games_played``), None outside one."""
         self.result: dict[str, Any] | None = None
         self.counts: dict[str, int] = dict.fromkeys((c.name for c in COUNTERS), 0)
         self._charge = False
@@ -808,6 +839,7 @@ class ExagonState(State):
         s.clock_left = self.clock_left
         s.carry = self.carry
         s.points = None if self.points is None else self.points[:]
+        s.games = self.games
         s.result = None if self.result is None else {"winners": self.result["winners"][:], "end": self.result["end"]}
         s.counts = self.counts.copy()
         s._charge = False
@@ -1170,7 +1202,12 @@ class ExagonState(State):
         for s, delta in enumerate(change):
             self.points[s] += delta
         self._emit("tournament_game", winners=winners[:], reason=reason, change=change, scores=self.points[:])
+        self.games = games = (self.games or 0) + 1
         champions = [s for s, v in enumerate(self.points) if v >= TOURNAMENT_TARGET]
+        if not champions and games >= self.game.tournament_games:
+            # the last game allowed (option tournament_games): the highest score wins, ties share
+            best = max(self.points)
+            champions = [s for s, v in enumerate(self.points) if v == best]
         if champions:
             self.phase = OVER
             self.result = {"winners": champions, "end": reason}
@@ -1363,6 +1400,7 @@ class ExagonState(State):
             "passes": self.passes,
             "result": None if self.result is None else {"winners": self.result["winners"][:],
                                                          "end": self.result["end"]},
+            **({} if self.games is None else {"games_played": self.games}),
         }
 
     def observation(self, seat: int | None) -> dict[str, Any]:
@@ -1383,6 +1421,7 @@ class ExagonState(State):
         to_move, turn, placed, bonus, passes = _read_turn(g, phase, pos, dealt)
         _check_turn_counters(g, phase, lay.hands, turn, placed, bonus, passes)
         scores = _read_scores(g, phase, pos)
+        games = _read_games_played(g, phase, pos, scores)
         time_left, carry = _read_time(g, phase, pos)
         result = _read_result(s, phase, pos, lay.hands, scores)
         # Build the state.
@@ -1406,6 +1445,7 @@ class ExagonState(State):
         s.to_move, s.turn, s.placed, s.bonus, s.passes = to_move, turn, placed, bonus, passes
         s.clock_left, s.carry = time_left, carry
         s.points = scores
+        s.games = games
         s.result = result
         return s
 

@@ -11,11 +11,19 @@ The Python engine keeps, per open cell, the list of (tile, rotation) that fit th
 thing is a bit set over ``tile * 6 + rotation`` per open cell (``fit``), narrowed by one mask per
 neighbour as tiles are placed (``facemask``: a number on the neighbour's side, ``jollymask``: its
 Jolly side), and a hand is a bit set too: the placements of a player are ``fit & hand``.
+
+``_value`` mirrors ``heuristic.value`` (with ``_greedy`` = ``greedy_action``, ``_play_turn``,
+``_immediate_win``): the evaluation of a rollout cut short by the compiled search
+(``core/_mcts.pxi``, included after the rules and offered as ``CState.search``). The heuristic
+walks the open cells in the order of the Python dict ``cand``; here every open cell keeps its
+place in that order (``fseq``: the table index of the tile that opened it, times 6, plus the
+direction from that tile), so ties are broken the same way.
 """
 
 from libc.stdint cimport uint64_t, uint8_t, int8_t, int16_t
 from libc.string cimport memset
 from libc.stdlib cimport qsort
+from libc.math cimport exp
 
 cdef extern from *:
     int __builtin_popcountll(unsigned long long) nogil
@@ -28,7 +36,8 @@ cdef enum:
     MAXCELLS = 6241     # (2 * MAXT - 1) ** 2: the Python engine's table window for MAXT tiles
     MAXF = 162          # open cells next to a connected table of at most MAXT tiles: 4 * MAXT + 2
     FREE = 41           # board codes: 0 empty, 1..MAXT tile + 1, FREE + i the open cell in slot i
-    PLAYOUT_CAP = 1000000  # actions of one random playout at most (a default tournament takes ~1,000)
+    PLAYOUT_CAP = 1000000  # actions of one random playout at most (a default tournament takes ~1,000;
+                           # tournament_games bounds it, this guards against a huge tournament_games)
     MAX_ACTIONS = 10240  # legal actions: placements <= max_m (MAXT - m) * 6 * (4m + 2) = 9840, + gives + stop
     NCOUNTERS = 11
     P_DEAL = 0
@@ -83,11 +92,15 @@ cdef struct Gm:
     int leftover
     int turn_limit
     int tournament
+    int tournament_games              # the most one-shot games of a tournament
     int has_clock
     int words
+    int prune                         # the search's view: top candidates per node (0: every action)
+    int greedy                        # the search's view: rollouts follow the greedy choice
     double hourglass
     int star[MAXT]
     int penalty[MAXT]
+    double diff[MAXT]                 # heuristic.difficulties: how hard each tile is to place later
     int8_t faces[MAXT][6][6]          # faces[t][k][d]: tile t, rotation k, the side facing d
     uint64_t tilemask[MAXT][WORDS]   # the six bits of tile t
     uint64_t facemask[6][10][WORDS]  # (t, k) whose side facing d matches a number v there
@@ -98,6 +111,7 @@ cdef struct Gm:
 cdef struct St:
     uint8_t board[MAXCELLS]
     int16_t fcell[MAXF]               # the open cells (any order)
+    int16_t fseq[MAXF]                # each one's place in the Python engine's ``cand`` order
     uint64_t fit[MAXF][WORDS]         # what fits each open cell, tiles in any hand or not
     uint64_t hmask[MAXP][WORDS]       # the tiles of each hand, six bits each
     int8_t owner[MAXT]                # a seat, IN_TABLE, ASIDE or UNDEALT
@@ -124,6 +138,7 @@ cdef struct St:
     double time_left
     double carry
     int points[MAXP]
+    int games                         # one-shot games of the tournament finished
     int cnt[NCOUNTERS]
 
 
@@ -146,6 +161,7 @@ cdef inline void _front_remove(St* s, int i) noexcept nogil:
     cdef int w
     if i != last:
         s.fcell[i] = s.fcell[last]
+        s.fseq[i] = s.fseq[last]
         for w in range(WORDS):
             s.fit[i][w] = s.fit[last][w]
         s.board[s.fcell[i]] = FREE + i
@@ -179,6 +195,7 @@ cdef int _put(const Gm* g, St* s, int t, int c, int k) noexcept nogil:
             i = s.nfront
             s.nfront += 1
             s.fcell[i] = nc
+            s.fseq[i] = (s.ntable - 1) * 6 + d
             s.board[nc] = FREE + i
             m = _mask(g, (d + 3) % 6, g.faces[t][k][d], t)
             for w in range(WORDS):
@@ -216,6 +233,7 @@ cdef void _rebuild_front(const Gm* g, St* s) noexcept nogil:
             i = s.nfront
             s.nfront += 1
             s.fcell[i] = nc
+            s.fseq[i] = j * 6 + d
             s.board[nc] = FREE + i
             for w in range(WORDS):
                 s.fit[i][w] = ~(<uint64_t>0)
@@ -304,7 +322,7 @@ cdef int _leaders(const Gm* g, const St* s, int* out) noexcept nogil:
 
 
 cdef void _finish(const Gm* g, St* s, const int* winners, int nw, int reason) noexcept nogil:
-    cdef int i, seat, won
+    cdef int i, seat, won, best
     cdef int champions[MAXP]
     cdef int nc = 0
     s.cnt[reason] += 1
@@ -326,10 +344,20 @@ cdef void _finish(const Gm* g, St* s, const int* winners, int nw, int reason) no
             s.points[seat] += WIN_POINTS
         else:
             s.points[seat] -= _hand_penalty(g, s, seat)
+    s.games += 1
     for seat in range(g.players):
         if s.points[seat] >= TOURNAMENT_TARGET:
             champions[nc] = seat
             nc += 1
+    if nc == 0 and s.games >= g.tournament_games:  # the last game allowed: the highest score wins
+        best = s.points[0]
+        for seat in range(1, g.players):
+            if s.points[seat] > best:
+                best = s.points[seat]
+        for seat in range(g.players):
+            if s.points[seat] == best:
+                champions[nc] = seat
+                nc += 1
     if nc:
         s.phase = P_OVER
         for i in range(nc):
@@ -502,7 +530,7 @@ cdef int _player(const Gm* g, const St* s) noexcept nogil:
     return s.to_move
 
 
-cdef int _cmp_int(const void* a, const void* b) noexcept nogil:
+cdef int _cmp_action(const void* a, const void* b) noexcept nogil:
     cdef int x = (<const int*>a)[0]
     cdef int y = (<const int*>b)[0]
     return (x > y) - (x < y)
@@ -510,7 +538,16 @@ cdef int _cmp_int(const void* a, const void* b) noexcept nogil:
 
 cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
     """ExagonState._legal_actions into ``out`` (room for MAX_ACTIONS ids); returns the count.
-    At a chance node: the outcomes (the undealt tiles)."""
+    At a chance node: the outcomes (the undealt tiles). In the search's view (``g.prune``) a
+    decision node offers only the heuristic's best candidates (``heuristic.candidates``)."""
+    cdef int k = _legal_all(g, s, out)
+    if g.prune and s.phase != P_DEAL and k:
+        return _prune(g, s, out, k)
+    return k
+
+
+cdef int _legal_all(const Gm* g, const St* s, int* out) noexcept nogil:
+    """Every legal action (the rules' list)."""
     cdef int k = 0, t, r, i, w, idx, seat, base, stride, p
     cdef uint64_t bits
     cdef int to[MAXP]
@@ -544,7 +581,7 @@ cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
                 out[k] = t * stride + base + (idx - t * 6)
                 k += 1
     if k > 1:
-        qsort(out, k, sizeof(int), _cmp_int)
+        qsort(out, k, sizeof(int), _cmp_action)
     if s.phase == P_TURN and s.placed:
         if s.bonus:
             for seat in range(g.players):
@@ -589,6 +626,8 @@ cdef int _random_action(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
     cdef uint64_t bits
     if s.phase == P_DEAL:
         return _chance(g, s, rng)
+    if g.greedy:  # the search's view with heuristic rollouts (heuristic.rollout)
+        return _greedy(g, s, s.to_move)
     p = s.to_move
     if s.ntable == 0:
         r = _below(rng, s.hlen[p] * 6)
@@ -651,8 +690,8 @@ cdef void _returns(const Gm* g, const St* s, double* out) noexcept nogil:
 
 
 cdef inline int _playout(const Gm* g, St* s, uint64_t* rng) noexcept nogil:
-    """Play ``s`` to the end at random, or stop after PLAYOUT_CAP actions (a tournament whose
-    turn limit is so short that no one ever reaches 50 points never ends: its returns stay 0);
+    """Play ``s`` to the end at random, or stop after PLAYOUT_CAP actions (a tournament allowed
+    so many games that no one reaching 50 points makes it last longer: its returns stay 0);
     returns the number of actions."""
     cdef int count = 0
     while s.phase != P_OVER and count < PLAYOUT_CAP:
@@ -661,7 +700,248 @@ cdef inline int _playout(const Gm* g, St* s, uint64_t* rng) noexcept nogil:
     return count
 
 
+# --- the heuristic's evaluation (mirror of heuristic.py) ------------------------------------------
+
+cdef double VALUE_K = 0.6   # heuristic.VALUE_K: winning odds per tile of difference
+VALUE_SHARPNESS = VALUE_K
+cdef enum:
+    GREEDY_TURN_LIMIT = 40  # heuristic.play_turn's ``limit``
+    MAX_PRUNE = 64          # the most candidates a pruned search keeps per node
+
+cdef double WIN_KEY = 1000.0  # heuristic.WIN
+
+
+cdef inline int _conn(const Gm* g, const St* s, int c) noexcept nogil:
+    """heuristic.conn: the tiles next to cell ``c``."""
+    cdef int W = g.width
+    cdef int qi = c // W
+    cdef int ri = c - qi * W
+    cdef int d, nq, nr, code, k = 0
+    for d in range(6):
+        nq = qi + DQ[d]
+        nr = ri + DR[d]
+        if nq < 0 or nq >= W or nr < 0 or nr >= W:
+            continue
+        code = s.board[c + DQ[d] * W + DR[d]]
+        if 0 < code < FREE:
+            k += 1
+    return k
+
+
+cdef inline int _hardest(const Gm* g, const St* s, int p) noexcept nogil:
+    """``max(hand, key=lambda t: (diff[t], -t))``: the hardest tile of ``p``, the smaller index
+    among equals."""
+    cdef int i, t, best = -1
+    for i in range(s.hlen[p]):
+        t = s.hand[p][i]
+        if best < 0 or g.diff[t] > g.diff[best] or (g.diff[t] == g.diff[best] and t < best):
+            best = t
+    return best
+
+
+cdef inline int _first_fit(const Gm* g, const St* s, int i, int p) noexcept nogil:
+    """The first placement of ``p`` on open cell slot ``i`` in the Python list's order (tile,
+    then rotation), or -1."""
+    cdef int w, idx, t
+    cdef uint64_t bits
+    for w in range(WORDS):
+        bits = s.fit[i][w] & s.hmask[p][w]
+        if bits:
+            idx = w * 64 + __builtin_ctzll(bits)
+            t = idx // 6
+            return g.place0 + (t * g.n_cells + s.fcell[i]) * 6 + (idx - t * 6)
+    return -1
+
+
+cdef int _greedy(const Gm* g, const St* s, int p) noexcept nogil:
+    """heuristic.greedy_action: a winning placement (a perfect fit, or any with one tile left),
+    else a give to an opponent on one tile (with a bonus, mid-turn), else the placement touching
+    the most tiles (the hardest tile first), else stop (or pass). Ties go to the first in the
+    heuristic's order: open cells by ``fseq``, then tile and rotation."""
+    cdef int t, q, i, w, idx, k, seq, a
+    cdef int going, one
+    cdef int win_i = -1, win_seq = 1 << 30
+    cdef int best = -1, bk = -1, bseq = 1 << 30
+    cdef double d, bd = -1e300
+    cdef uint64_t bits
+    if s.ntable == 0:  # the opening tile: the hardest tile goes first, rotation 0
+        t = _hardest(g, s, p)
+        return g.place0 + (t * g.n_cells + g.origin) * 6
+    going = s.phase == P_TURN and s.placed > 0
+    if going and s.bonus:
+        for q in range(g.players):
+            if q != p and s.hlen[q] == 1:  # giving away one's last tile wins at once
+                return g.give0 + _hardest(g, s, p) * g.players + q
+    one = s.hlen[p] == 1
+    for i in range(s.nfront):
+        a = _first_fit(g, s, i, p)
+        if a < 0:
+            continue
+        seq = s.fseq[i]
+        k = _conn(g, s, s.fcell[i])
+        if k == 6 or one:
+            if seq < win_seq:
+                win_seq = seq
+                win_i = i
+            continue
+        for w in range(WORDS):
+            bits = s.fit[i][w] & s.hmask[p][w]
+            while bits:
+                idx = w * 64 + __builtin_ctzll(bits)
+                bits &= bits - 1
+                t = idx // 6
+                d = g.diff[t]
+                if k > bk or (k == bk and (d > bd or (d == bd and seq < bseq))):
+                    best = g.place0 + (t * g.n_cells + s.fcell[i]) * 6 + (idx - t * 6)
+                    bk = k
+                    bd = d
+                    bseq = seq
+    if win_i >= 0:
+        return _first_fit(g, s, win_i, p)
+    if best < 0:
+        return g.stop_action if going else g.pass_action
+    return best
+
+
+cdef double _cand_key(const Gm* g, const St* s, int a, int hand_size) noexcept nogil:
+    """The rank of action ``a`` in heuristic.candidates (``_key``, gives, stop or pass)."""
+    cdef int stride = g.n_cells * 6
+    cdef int t, c, k
+    cdef double go_on
+    if s.ntable == 0:
+        return g.diff[(a - g.place0) // stride]
+    if a < g.give0:
+        t = (a - g.place0) // stride
+        c = (a - g.place0 - t * stride) // 6
+        k = _conn(g, s, c)
+        if k == 6 or hand_size == 1:
+            return WIN_KEY
+        go_on = 10.0 if (k >= 2 or s.bonus > 0) else 0.0
+        return go_on + 1.5 * (k if k < 5 else 5) + g.diff[t]
+    if a < g.stop_action:
+        return WIN_KEY if hand_size == 1 else 50.0  # a give: rare and important
+    return 5.0  # stop (or pass): always considered
+
+
+cdef int _prune(const Gm* g, const St* s, int* out, int k) noexcept nogil:
+    """heuristic.candidates(s, g.prune) from the ``k`` legal actions in ``out`` (in place): the
+    best by rank, ties by the smaller id, best first; ``stop`` takes the last place when it is
+    legal and was left out. Returns the count."""
+    cdef int lim = g.prune if g.prune < k else k
+    cdef int top[MAX_PRUNE]
+    cdef double rank[MAX_PRUNE]
+    cdef int n = 0, j, i, a, hand_size = s.hlen[s.to_move]
+    cdef int stop_legal = out[k - 1] == g.stop_action
+    cdef double r
+    for j in range(k):
+        a = out[j]
+        r = _cand_key(g, s, a, hand_size)
+        if n == lim and not (r > rank[n - 1] or (r == rank[n - 1] and a < top[n - 1])):
+            continue
+        i = n if n < lim else lim - 1
+        while i > 0 and (r > rank[i - 1] or (r == rank[i - 1] and a < top[i - 1])):
+            top[i] = top[i - 1]
+            rank[i] = rank[i - 1]
+            i -= 1
+        top[i] = a
+        rank[i] = r
+        if n < lim:
+            n += 1
+    for j in range(n):
+        out[j] = top[j]
+    if stop_legal:
+        for j in range(n):
+            if out[j] == g.stop_action:
+                return n
+        out[n - 1] = g.stop_action
+    return n
+
+
+cdef void _play_turn(const Gm* g, St* s, int p) noexcept nogil:
+    """heuristic.play_turn: ``p`` plays greedily until the turn passes on (at most 40 actions)."""
+    cdef int n, turn
+    for n in range(GREEDY_TURN_LIMIT):
+        if s.phase == P_OVER or s.to_move != p or s.phase == P_DEAL:
+            break
+        turn = s.turn
+        _apply(g, s, _greedy(g, s, p))
+        if s.turn != turn:
+            break
+
+
+cdef int _immediate_win(const Gm* g, const St* s, int q) noexcept nogil:
+    """heuristic.immediate_win: whether ``q`` (to move) can win with one placement."""
+    cdef int i, w, has
+    cdef int one = s.hlen[q] == 1
+    if s.phase == P_OVER or s.phase == P_DEAL:
+        return 0
+    for i in range(s.nfront):
+        has = 0
+        for w in range(WORDS):
+            if s.fit[i][w] & s.hmask[q][w]:
+                has = 1
+                break
+        if has and (one or _conn(g, s, s.fcell[i]) == 6):
+            return 1
+    return 0
+
+
+cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
+    """heuristic.value: winning chances per seat. A turn in progress is finished greedily, then
+    a softmax of minus the tiles in hand, the player to move getting 1 (6 when it can win at
+    once). The same operations in the same order, so the same doubles."""
+    cdef St work
+    cdef const St* v = s
+    cdef double sc[MAXP]
+    cdef double e[MAXP]
+    cdef double m, tot
+    cdef int i, q, n = g.players
+    if s.phase == P_OVER:
+        _returns(g, s, out)
+        return
+    if s.phase == P_DEAL:
+        for i in range(n):
+            out[i] = 1.0 / n
+        return
+    if s.phase == P_TURN and s.placed:
+        work = s[0]
+        _play_turn(g, &work, work.to_move)
+        if work.phase == P_OVER:
+            _returns(g, &work, out)
+            return
+        v = &work
+    for i in range(n):
+        sc[i] = -<double>v.hlen[i]
+    q = v.to_move
+    if _immediate_win(g, v, q):
+        sc[q] += 6.0
+    else:
+        sc[q] += 1.0
+    m = sc[0]
+    for i in range(1, n):
+        if sc[i] > m:
+            m = sc[i]
+    tot = 0.0
+    for i in range(n):
+        e[i] = exp(VALUE_K * (sc[i] - m))
+        tot += e[i]
+    for i in range(n):
+        out[i] = e[i] / tot
+
+
+include "../../core/_mcts.pxi"
+
+
 # --- the Python face --------------------------------------------------------------------------
+
+def _difficulty(sides):
+    """heuristic.difficulties for one tile: Exagon sides hurt, a Jolly helps (the same float
+    operations in the same order)."""
+    x = sum(1 for v in sides if v == EXAGON)
+    j = sum(1 for v in sides if v == JOLLY)
+    distinct = len({v for v in sides if v <= 9})
+    return 0.6 * x - 0.5 * j - 0.03 * distinct
+
 
 cdef class CState:
     """An EXAGON position in C. Build it with :meth:`load` (the wrapper does: ``compiled.py``)."""
@@ -669,9 +949,10 @@ cdef class CState:
     cdef Gm g
     cdef St s
     cdef public long long last_actions
+    cdef public tuple last_stats
 
     def __init__(self, sides, star, penalty, nummask, int players, hourglass, bint tournament, int turn_limit,
-                 int radius):
+                 int radius, int tournament_games):
         cdef int N = len(sides)
         if not 1 <= N <= MAXT:
             raise ValueError(f"{N} tiles are beyond the compiled engine (at most {MAXT})")
@@ -699,6 +980,7 @@ cdef class CState:
         g.leftover = N - g.per_seat * players
         g.turn_limit = turn_limit
         g.tournament = tournament
+        g.tournament_games = tournament_games
         g.has_clock = hourglass is not None
         g.hourglass = 0.0 if hourglass is None else float(hourglass)
         g.words = (6 * N + 63) // 64
@@ -727,11 +1009,14 @@ cdef class CState:
         memset(&self.s, 0, sizeof(St))
         for t in range(MAXP):
             self.s.points[t] = 0
+        for t in range(N):
+            g.diff[t] = _difficulty(sides[t])
         _new_deal(&self.g, &self.s)
         self.last_actions = 0
+        self.last_stats = (0, 0, 0)
 
     def load(self, int phase, owner, hands, aside, table, int dealt, int to_move, int turn, int placed, int bonus,
-             int passes, time_left, carry, points, winners, int end, counts):
+             int passes, time_left, carry, points, winners, int end, counts, int games=0):
         """Set the position (the fields of ``ExagonState``; ``table`` a list of (tile, cell, rot)
         in order, ``winners`` None or the result's seats, ``end`` its reason's index)."""
         cdef Gm* g = &self.g
@@ -766,6 +1051,7 @@ cdef class CState:
         s.carry = 0.0 if carry is None else carry
         for seat in range(g.players):
             s.points[seat] = 0 if points is None else points[seat]
+        s.games = games
         s.nwin = 0
         if winners is not None:
             for i, seat in enumerate(winners):
@@ -777,7 +1063,8 @@ cdef class CState:
 
     def fields(self):
         """``(phase, owner, hands, aside, table, dealt, to_move, turn, placed, bonus, passes,
-        time_left, carry, points, winners, end, counts)``, as :meth:`load` takes them."""
+        time_left, carry, points, winners, end, counts, games)``, as :meth:`load` takes them
+        (``games`` None outside a tournament)."""
         cdef St* s = &self.s
         cdef int i, seat
         return (s.phase, [s.owner[i] for i in range(self.g.n_tiles)],
@@ -788,13 +1075,14 @@ cdef class CState:
                 s.time_left if s.has_time else None, s.carry if s.has_time else None,
                 [s.points[seat] for seat in range(self.g.players)] if self.g.tournament else None,
                 [s.winners[i] for i in range(s.nwin)] if s.nwin else None, s.end,
-                tuple([s.cnt[i] for i in range(NCOUNTERS)]))
+                tuple([s.cnt[i] for i in range(NCOUNTERS)]), s.games if self.g.tournament else None)
 
     def copy(self):
         cdef CState c = CState.__new__(CState)
         c.g = self.g
         c.s = self.s
         c.last_actions = 0
+        c.last_stats = (0, 0, 0)
         return c
 
     def current_player(self):
@@ -838,6 +1126,71 @@ cdef class CState:
         _returns(&self.g, &self.s, out)
         cdef int i
         return [out[i] for i in range(self.g.players)]
+
+    def value(self):
+        """The evaluation of this position (``heuristic.value``), one number per seat."""
+        cdef double out[MAXP]
+        _value(&self.g, &self.s, out)
+        cdef int p
+        return [out[p] for p in range(self.g.players)]
+
+    def greedy_action(self):
+        """The heuristic's greedy choice for the player to move (``heuristic.greedy_action``)."""
+        if _player(&self.g, &self.s) < 0:
+            raise ValueError("the greedy choice needs a position where a player is to move")
+        return _greedy(&self.g, &self.s, self.s.to_move)
+
+    def candidates(self, int limit):
+        """``heuristic.candidates(state, limit)``: the pruned search's actions at this node."""
+        cdef int buf[MAX_ACTIONS]
+        cdef Gm* view
+        if _player(&self.g, &self.s) < 0:
+            raise ValueError("the candidates need a position where a player is to move")
+        if not 1 <= limit <= MAX_PRUNE:
+            raise ValueError(f"limit must be from 1 to {MAX_PRUNE}")
+        view = <Gm*>malloc(sizeof(Gm))
+        if view == NULL:
+            raise MemoryError()
+        view[0] = self.g
+        view.prune = limit
+        cdef int k = _legal(view, &self.s, buf)
+        free(view)
+        cdef int i
+        return [buf[i] for i in range(k)]
+
+    def search(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True,
+               int prune=0, bint greedy=False):
+        """The compiled MCTS (core/_mcts.pxi) from this decision position (unchanged): the action
+        it plays after ``iterations`` simulations with UCT constant ``c``, rollouts of at most
+        ``cap`` actions scored by :meth:`value` when cut short (``evaluate=False``: even shares),
+        seeded by ``seed``. ``prune`` > 0 keeps only the heuristic's best ``prune`` actions per
+        node (:meth:`candidates`); ``greedy`` plays the rollouts with the heuristic's greedy
+        choice instead of uniformly random actions (as ``mcts`` with ``rollout=heuristic``).
+        ``last_stats`` is set to (simulations, nodes, rollout actions)."""
+        if _player(&self.g, &self.s) < 0:
+            raise ValueError("the search needs a position where a player is to move")
+        if iterations < 0 or cap < 0 or c < 0:
+            raise ValueError("iterations, cap and c must not be negative")
+        if not 0 <= prune <= MAX_PRUNE:
+            raise ValueError(f"prune must be from 0 to {MAX_PRUNE}")
+        cdef long long stats[3]
+        cdef int action
+        cdef _ValueFn fn = NULL
+        cdef Gm* view = <Gm*>malloc(sizeof(Gm))  # the rules seen by the search: pruned, greedy rollouts
+        if view == NULL:
+            raise MemoryError()
+        view[0] = self.g
+        view.prune = prune
+        view.greedy = greedy
+        if evaluate:
+            fn = _value
+        with nogil:
+            action = _search(view, &self.s, self.g.players, iterations, c, cap, seed, fn, stats)
+        free(view)
+        if action == _MCTS_NO_MEMORY:
+            raise MemoryError("the compiled search ran out of memory")
+        self.last_stats = (stats[0], stats[1], stats[2])
+        return action
 
     def sample_action(self, unsigned long long seed):
         """The action the playout loop would play here with this seed (tests: it is legal, and

@@ -4,10 +4,13 @@ The compiled engine plays exactly the rules of the Python engine (``ludoteca.gam
 readable reference) on C arrays: the same legal actions (the same ids in the same order), the same
 chance outcomes and probabilities, the same positions (``to_json``) and returns —
 ``tests/test_compiled_exagon.py`` proves it over thousands of seeded games per player count and
-every golden playthrough. Its use is random playouts in C, for the lab and MCTS rollouts::
+every golden playthrough. Its uses are random playouts in C, and the compiled MCTS of the
+``strong`` agent (``core/_mcts.pxi``, found through ``ExagonGame.compiled()``), whose rollouts cut
+short are scored by ``heuristic.value`` in C::
 
     from ludoteca.games.exagon import compiled
     returns = compiled.playouts(state, 1000, seed=7)   # [[r0, r1, ...], ...], one per playout
+    action = compiled.search(state, 3000, 0.3, 0, seed=7)   # a player to move in ``state``
 
 :func:`available` says whether the extension is built (see docs/compiled.md). When it is not, or
 when the game is beyond it, :func:`playouts` logs one warning and plays the playouts with the
@@ -15,8 +18,12 @@ Python engine (the same distribution; other random numbers).
 
 Every option of EXAGON is supported — ``clock`` (the hourglass: ``time_left`` and ``carry`` are
 mirrored, and the timeout; ``elapsed`` through :meth:`CompiledState.apply_action`), ``tournament``,
-``turn_limit``, ``tiles`` — except tile sets of more than 40 tiles (the default set and the
-seed's have 40): :func:`unsupported` names it, and the Python engine plays those.
+``tournament_games``, ``turn_limit``, ``tiles`` — except tile sets of more than 40 tiles (the
+default set and the seed's have 40) and bounds beyond a C int: :func:`unsupported` names them, and
+the Python engine plays those. The search
+plays with every one of them: the hourglass is the host's (``elapsed``, the timeout), never a
+choice of the player, so the search reads the position's moves and ignores the time, as the
+Python ``mcts`` does.
 """
 
 from __future__ import annotations
@@ -46,10 +53,16 @@ except ImportError:  # not built (no compiler at install time): the Python engin
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_OPTIONS = frozenset({"players", "clock", "tiles", "tournament", "turn_limit"})
+SUPPORTED_OPTIONS = frozenset({"players", "clock", "tiles", "tournament", "turn_limit", "tournament_games"})
 """The options the compiled engine plays (all of EXAGON's today; ``tiles`` up to 40 tiles)."""
 
 COUNTER_NAMES = tuple(c.name for c in COUNTERS)
+C_INT_MAX = 2**31 - 1
+"""The largest turn_limit and tournament_games the compiled engine holds (a C int)."""
+SEARCH_PRUNE = 8
+"""Actions per node of the compiled search: the heuristic's best 8 (``mcts``'s ``prune`` for EXAGON)."""
+SEARCH_GREEDY = True
+"""Rollouts of the compiled search follow the heuristic's greedy choice (``rollout=heuristic``)."""
 
 _warned = False
 _templates: weakref.WeakKeyDictionary[ExagonGame, _compiled.CState] = weakref.WeakKeyDictionary()
@@ -73,6 +86,9 @@ def unsupported(game: ExagonGame) -> str:
                 f"not {game.n_tiles}")
     if game.num_players > _compiled.MAX_PLAYERS:
         return f"the compiled EXAGON engine plays at most {_compiled.MAX_PLAYERS} players"
+    for name in ("turn_limit", "tournament_games"):
+        if game.options[name] > C_INT_MAX:
+            return f"the compiled EXAGON engine takes {name} up to {C_INT_MAX}, not {game.options[name]}"
     return ""
 
 
@@ -92,7 +108,7 @@ def _template(game: ExagonGame) -> _compiled.CState:
     core = _templates.get(game)
     if core is None:
         core = _compiled.CState(game.sides, game.star, game.penalty, game.nummask, game.num_players,
-                                game.hourglass, game.tournament, game.turn_limit, game.radius)
+                                game.hourglass, game.tournament, game.turn_limit, game.radius, game.tournament_games)
         _templates[game] = core
     return core
 
@@ -119,7 +135,7 @@ class CompiledState(CompiledView[ExagonGame]):
                   state.turn, state.placed, state.bonus, state.passes, state.clock_left, state.carry, state.points,
                   None if result is None else result["winners"],
                   0 if result is None else END_REASONS.index(result["end"]),
-                  tuple(state.counts[name] for name in COUNTER_NAMES))
+                  tuple(state.counts[name] for name in COUNTER_NAMES), state.games or 0)
         return cls(game, core)
 
     @classmethod
@@ -134,7 +150,7 @@ class CompiledState(CompiledView[ExagonGame]):
     def to_state(self) -> ExagonState:
         """The same position as a Python state (counters included)."""
         (phase, owner, hands, aside, table, dealt, to_move, turn, placed, bonus, passes, time_left, carry, points,
-         winners, end, counts) = self._c.fields()
+         winners, end, counts, games) = self._c.fields()
         g = self.game
         s = ExagonState(g)
         s.phase = phase
@@ -152,6 +168,7 @@ class CompiledState(CompiledView[ExagonGame]):
         s.to_move, s.turn, s.placed, s.bonus, s.passes = to_move, turn, placed, bonus, passes
         s.clock_left, s.carry = time_left, carry
         s.points = points
+        s.games = games
         s.result = None if winners is None else {"winners": winners, "end": END_REASONS[end]}
         s.counts = dict(zip(COUNTER_NAMES, counts, strict=True))
         return s
@@ -160,7 +177,7 @@ class CompiledState(CompiledView[ExagonGame]):
         """The canonical position JSON, the Python engine's ``to_json`` field for field."""
         g = self.game
         (phase, _owner, hands, aside, table, _dealt, to_move, turn, placed, bonus, passes, time_left, carry, points,
-         winners, end, _counts) = self._c.fields()
+         winners, end, _counts, games) = self._c.fields()
         ids = g.ids
         coords = g.coords
         return {
@@ -182,6 +199,7 @@ class CompiledState(CompiledView[ExagonGame]):
             "clock": g.hourglass,
             "passes": passes,
             "result": None if winners is None else {"winners": winners, "end": END_REASONS[end]},
+            **({} if games is None else {"games_played": games}),
         }
 
     def counters(self) -> dict[str, float]:
@@ -215,6 +233,14 @@ class CompiledState(CompiledView[ExagonGame]):
                 self._c.spend(elapsed)
         self._c.apply(action)
 
+    def value(self) -> list[float]:
+        """``ludoteca.games.exagon.heuristic.value`` of this position, computed in C."""
+        return list(self._c.value())
+
+    def greedy_action(self) -> int:
+        """``ludoteca.games.exagon.heuristic.greedy_action`` for the player to move, in C."""
+        return int(self._c.greedy_action())
+
     def end_reason(self) -> str:
         """As :meth:`ExagonState.end_reason`."""
         if self._c.phase() != OVER:
@@ -233,6 +259,21 @@ def compile_state(state: ExagonState) -> CompiledState | None:
         _warn_once(reason)
         return None
     return CompiledState.from_state(state)
+
+
+def search(state: ExagonState, iterations: int, c: float, cap: int, seed: int, evaluate: bool = True,
+           prune: int = SEARCH_PRUNE, greedy: bool = SEARCH_GREEDY) -> int:
+    """The action the compiled MCTS (``core/_mcts.pxi``) plays from ``state`` (a player to move;
+    left unchanged): ``iterations`` UCT simulations with constant ``c``, rollouts of at most ``cap``
+    actions scored by the heuristic's evaluation when cut short (``evaluate=False``: even shares),
+    seeded by ``seed`` (the same seed, the same action). As ``mcts`` plays EXAGON, each node offers
+    only the heuristic's best ``prune`` actions (``heuristic.candidates``; 0: every legal action)
+    and the rollouts follow the heuristic's greedy choice (``greedy=False``: uniformly random).
+    RuntimeError when the compiled engine cannot play this game (:func:`unsupported`); ValueError
+    at a deal or at the end. The game's hook for agents: ``game.compiled()`` is this module
+    (``strong`` uses it)."""
+    core = CompiledState.from_state(state)._c
+    return int(core.search(iterations, c, cap, seed & 0xFFFFFFFFFFFFFFFF, evaluate, prune, greedy))
 
 
 def playouts(state: ExagonState, n: int, seed: int) -> list[list[float]]:
