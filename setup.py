@@ -34,10 +34,20 @@ SOURCES = {f"ludoteca.games.{path.parent.name}._compiled": path.as_posix()
 
 
 def chosen() -> dict[str, str]:
-    """SOURCES, or only those named in ``LUDOTECA_EXT`` (comma-separated module names), so one engine
-    can be rebuilt alone: ``LUDOTECA_EXT=ludoteca.games.tohm._compiled python setup.py build_ext --inplace``."""
+    """SOURCES, or only those named in ``LUDOTECA_EXT`` (comma-separated module names, or game names),
+    so one engine can be rebuilt alone: ``LUDOTECA_EXT=tohm python setup.py build_ext --inplace``
+    (or ``ludoteca.games.tohm._compiled``). A name that is neither stops the build with the known ones."""
     names = [name.strip() for name in os.environ.get("LUDOTECA_EXT", "").split(",") if name.strip()]
-    return {name: SOURCES[name] for name in names if name in SOURCES} if names else SOURCES
+    if not names:
+        return SOURCES
+    picked: dict[str, str] = {}
+    for name in names:
+        module = name if name in SOURCES else f"ludoteca.games.{name}._compiled"
+        if module not in SOURCES:
+            known = ", ".join(sorted(m.split(".")[2] for m in SOURCES))
+            raise SystemExit(f"LUDOTECA_EXT: no compiled engine is called {name!r}; the engines are: {known}")
+        picked[module] = SOURCES[module]
+    return picked
 
 
 def ext_modules() -> list[Extension]:

@@ -4,6 +4,7 @@
         [--pairings heuristic-random,mcts-random,mcts-heuristic] [--spec mcts=mcts:iterations=300]
         [--clairvoyant] [--duplicate] [--sims-seconds 2] [--json results.jsonl]
     nice python benchmarks/strength.py --games tohm --pairings strong-mcts --n 400 --sims-seconds 0
+        --json tohm.jsonl --resume     # a run cut short goes on where it stopped
 
 Every pairing ``A-B`` plays ``--n`` two-player games per game; A sits in seat 0 in even games
 and seat 1 in odd ones (seats rotated). A win scores 1, a shared win 1/2. Chance outcomes
@@ -220,7 +221,11 @@ def main() -> None:
     parser.add_argument("--duplicate", action="store_true",
                         help="games 2k and 2k+1 share their chance stream, seats swapped")
     parser.add_argument("--json", default=None, help="append every game's result to this JSONL file")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the games already in --json (same game, specs and index) and play only the others")
     args = parser.parse_args()
+    if args.resume and not args.json:
+        parser.error("--resume needs --json FILE")
     games = [g for g in args.games.split(",") if g]
     pairings = [p for p in args.pairings.split(",") if p]
     if args.clairvoyant:
@@ -241,15 +246,27 @@ def main() -> None:
     if args.sims_seconds > 0:
         for g in games:
             print(json.dumps(sims_per_second(g, spec_for(g, "mcts"), args.sims_seconds)), flush=True)
+    results: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    kept: set[tuple[str, str, str, int]] = set()
+    if args.resume and os.path.exists(args.json):
+        with open(args.json) as f:
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    key4 = (r["game"], r["a"], r["b"], r["i"])
+                    if r["i"] < args.n and key4 not in kept:
+                        kept.add(key4)
+                        results.setdefault((r["game"], r["a"], r["b"]), []).append(r)
+        print(f"# resumed: {len(kept)} games already in {args.json}", flush=True)
     tasks = []
     for g in games:
         for pairing in pairings:
             a, b = pairing.split("-")
             for i in range(args.n):
-                tasks.append((g, spec_for(g, a), spec_for(g, b), i, args.duplicate))
+                if (g, spec_for(g, a), spec_for(g, b), i) not in kept:
+                    tasks.append((g, spec_for(g, a), spec_for(g, b), i, args.duplicate))
     _load()  # remember the load average at the start
     out = open(args.json, "a") if args.json else None  # noqa: SIM115
-    results: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     start = time.perf_counter()
     with mp.Pool(args.procs) as pool:
         for r in pool.imap_unordered(play_one, tasks, chunksize=1):

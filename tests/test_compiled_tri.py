@@ -9,6 +9,8 @@ playthrough of TRI is regenerated on the compiled engine, text for text. The C p
 legal actions, uniformly (chance outcomes by their probabilities), leaves its start position
 alone, and its games end as the Python engine's do (outcome distribution within sampling error).
 Without the extension, ``available()`` is False and callers get one warning and the Python engine.
+The compiled search (the ``strong`` agent's) reads nothing the seat to move cannot see, is legal,
+seeded, takes a winning move, and rolls out with ``heuristic.rollout``'s policy, mirrored in C.
 """
 
 from __future__ import annotations
@@ -421,3 +423,224 @@ def test_fallback_without_the_extension(monkeypatch: pytest.MonkeyPatch, caplog:
     finally:
         monkeypatch.undo()
         importlib.reload(compiled)
+
+
+def _battle_choices(players: int, seed: int, games: int) -> list[TriState]:
+    """Card choices of seeded random games: the attacker's (the defender's roll hidden from it)
+    and the defender's (the attacker's roll and card hidden from it)."""
+    from ludoteca.games.tri import A_CARD, D_CARD
+    game = _game(players=players, size=3)
+    rng = random.Random(seed)
+    out: list[TriState] = []
+    for _ in range(games):
+        py = game.new_initial_state()
+        while not py.is_terminal():
+            b = py.battle
+            if b is not None and b.step in (A_CARD, D_CARD) and len(py.legal_actions()) > 1:
+                out.append(py.clone())
+            py.apply_unchecked(random_action(py, rng))
+    return out
+
+
+def _variants(state: TriState) -> list[TriState]:
+    """``state`` with every other value of what its seat to move cannot see (the other side's roll,
+    the attacker's card): the positions ``state.worlds(seat)`` lists."""
+    hidden = state.worlds(state.current_player())
+    assert hidden is not None
+    return [s for s in hidden[0] if isinstance(s, TriState)]
+
+
+@needs_compiled
+def test_search_never_reads_what_the_seat_to_move_cannot_see() -> None:
+    """RULES.md TRI "Battles" 2: each side picks its card knowing only its own roll, and the
+    defender does not see the attacker's card. Positions that differ only in those values give the
+    same action for the same seed; the clairvoyant search of each position (the same engine
+    reading everything) does not always, so the hidden values matter and are not read."""
+    positions = _battle_choices(2, seed=4, games=15)
+    assert len(positions) > 20
+    clairvoyant_differs = 0
+    for i, s in enumerate(positions):
+        variants = _variants(s)
+        assert len(variants) > 1
+        answers = {compiled.search(v, 120, 0.4, 10, seed=i) for v in variants}
+        assert answers == {compiled.search(s, 120, 0.4, 10, seed=i)}, i
+        assert answers <= set(s.legal_actions())
+        seen = {compiled.CompiledState.from_state(v)._c.search(120, 0.4, 10, i, True) for v in variants}
+        clairvoyant_differs += len(seen) > 1
+    assert clairvoyant_differs > 0
+
+
+@needs_compiled
+def test_search_of_a_hidden_position_is_legal_seeded_and_leaves_it_alone() -> None:
+    positions = _battle_choices(3, seed=8, games=6)
+    assert positions
+    for i, s in enumerate(positions):
+        before = (s.to_json(), _fields(s))
+        a = compiled.search(s, 90, 0.4, 10, seed=i, worlds=5)
+        assert a in s.legal_actions()
+        assert compiled.search(s, 90, 0.4, 10, seed=i, worlds=5) == a
+        assert (s.to_json(), _fields(s)) == before
+        assert compiled.search(s, 0, 0.4, 10, seed=i) == s.legal_actions()[0]  # no simulation
+
+
+@needs_compiled
+def test_root_statistics_are_those_of_the_search() -> None:
+    """``search_root`` (the root's visits and returns, ``core/_mcts.pxi``) is the same search as
+    ``search``: its most visited action (ties: better mean, smaller id) is the search's answer,
+    its visits add up to the simulations, and its value sums lie between 0 and the visits."""
+    game = _game(players=3, size=3)
+    rng = random.Random(6)
+    py = game.new_initial_state()
+    checked = 0
+    while not py.is_terminal():
+        if not py.is_chance_node() and len(py.legal_actions()) > 1 and py.turn % 3 == 0:
+            core = compiled.CompiledState.from_state(py)._c
+            root = core.search_root(150, 0.4, 10, checked, True)
+            assert sum(n for _, n, _ in root) == 150 == core.last_stats[0]
+            assert all(0.0 <= w <= n for _, n, w in root)
+            assert {a for a, _, _ in root} <= set(py.legal_actions())
+            best = min(root, key=lambda r: (-r[1], -r[2] / r[1], r[0]))[0]
+            assert core.search(150, 0.4, 10, checked, True) == best
+            checked += 1
+        py.apply_unchecked(random_action(py, rng))
+    assert checked > 5
+
+
+def _last_triangle_position() -> TriState:
+    """Two players on a 2×2 board (16 triangles), seat 0 to act with 8 units against 7 and one
+    empty triangle (15) beside two of seat 0's (12 and 14, in its square)."""
+    game = _game(players=2, size=2)
+    s = game.new_initial_state()
+    owner = [0] * 6 + [1] * 6 + [0, 1, 0, -1]
+    s.owner = owner
+    s.owned = [{t for t, o in enumerate(owner) if o == p} for p in range(2)]
+    s.empty = 1
+    s.round, s.turn, s.phase, s.to_move = 2, 4, ACT, 0
+    return s
+
+
+@needs_compiled
+def test_search_takes_the_triangle_that_wins() -> None:
+    """RULES.md TRI: the game ends when the board is full with two players left, the most units
+    winning. Expanding into the last empty triangle wins at once (9 to 7); anything else lets
+    seat 1 fill it."""
+    s = _last_triangle_position()
+    win = s.game.EXPAND + 15
+    assert win in s.legal_actions()
+    after = s.clone()
+    after.apply_action(win)
+    assert after.is_terminal() and after.returns() == [1.0, 0.0]
+    for seed in range(3):
+        assert compiled.search(s, 300, 0.4, 10, seed=seed) == win
+
+
+@needs_compiled
+def test_pruned_search_keeps_to_the_heuristics_candidates() -> None:
+    """``prune``: the root considers only ``heuristic.candidates`` (as ``mcts``'s ``prune``);
+    ``search_root`` limited to given actions tries those only, and refuses an illegal one."""
+    from ludoteca.games.tri import heuristic
+    game = _game(players=2, size=4, teleport="move")
+    rng = random.Random(9)
+    py = game.new_initial_state()
+    checked = 0
+    while not py.is_terminal() and checked < 8:
+        legal = py.legal_actions()
+        if not py.is_chance_node() and py.phase == ACT and len(legal) > 8:
+            best = sorted(heuristic.candidates(py, 4))
+            assert compiled.search(py, 100, 0.4, 10, seed=checked, prune=4) in best
+            core = compiled.CompiledState.from_state(py)._c
+            root = core.search_root(100, 0.4, 10, checked, True, best)
+            assert {a for a, _, _ in root} == set(best) and sum(n for _, n, _ in root) == 100
+            with pytest.raises(ValueError):
+                core.search_root(10, 0.4, 10, 1, True, [max(legal) + 1])
+            checked += 1
+        py.apply_unchecked(random_action(py, rng))
+    assert checked == 8
+
+
+@needs_compiled
+def test_the_search_prunes_like_the_heuristics_candidates() -> None:
+    """Every decision node of the compiled search keeps the heuristic's ``k`` best actions
+    (``heuristic.candidates``, as ``mcts``'s ``prune``): the same actions in the same order (best
+    first, ties in list order) at every decision of seeded random games, every option."""
+    from ludoteca.games.tri import heuristic
+    checked = 0
+    for seed in range(16):
+        game = _game(players=2 + seed % 3, size=(2, 3, 4, 5)[seed % 4], teleport=("claim", "move")[seed // 4 % 2],
+                     ties=("defender", "attacker")[seed // 8 % 2])
+        rng = random.Random(seed)
+        py = game.new_initial_state()
+        while not py.is_terminal():
+            if not py.is_chance_node():
+                core = compiled.CompiledState.from_state(py)._c
+                for k in (1, 8, 20):
+                    assert core.candidates(k) == heuristic.candidates(py, k), (seed, py.turn, k)
+                checked += 1
+            py.apply_unchecked(random_action(py, rng))
+    assert checked > 800
+
+
+@needs_compiled
+def test_card_choices_inside_the_search_tree_read_no_secret() -> None:
+    """RULES.md TRI "Battles" 2 (each side picks its card knowing only its own roll; the defender
+    does not see the attacker's card). Below the root the search plays the card model's card
+    (``heuristic.card_choice`` of the chooser's own roll and the public hands): it is the same in
+    every position the chooser cannot tell apart, it is the heuristic's card, and a search rooted at
+    a card choice still weighs every card in hand (the root is not cut to the model's card)."""
+    from ludoteca.games.tri import A_CARD, heuristic
+    positions = _battle_choices(2, seed=11, games=15) + _battle_choices(3, seed=12, games=10)
+    assert len(positions) > 30
+    for i, s in enumerate(positions):
+        b = s.battle
+        assert b is not None
+        cards = {compiled.CompiledState.from_state(v)._c.model_card() for v in _variants(s)}
+        assert len(cards) == 1, i
+        att = b.step == A_CARD
+        me, other = (b.attacker, b.defender) if att else (b.defender, b.attacker)
+        roll = b.attacker_roll if att else b.defender_roll
+        assert roll is not None
+        card = heuristic.card_choice(att, roll, b.dice, heuristic._hand_values(s.hands[me]),
+                                     heuristic._hand_values(s.hands[other]), s.game.ties_attacker)
+        action = s.game.CARD + heuristic.CARD_VALUES.index(card)
+        assert cards == {action if action in s.legal_actions() else -1}, i
+        legal = sorted(s.legal_actions())
+        root = compiled.CompiledState.from_state(s)._c.search_root(200, 0.4, 10, i, True, legal, True, True)
+        assert sorted(a for a, _, _ in root) == legal, i
+
+
+@needs_compiled
+def test_light_rollout_policy_is_the_heuristics() -> None:
+    """The rollout policy in C is ``heuristic.rollout``: at every decision of seeded random games
+    (every option) its usual choice is ``heuristic.best_quick`` (the same action, teleports
+    scored in bulk, ties to the first), at a card choice the card of ``heuristic.card_choice``
+    (the first legal action when that card is not in hand); every action it plays is legal."""
+    from ludoteca.games.tri import A_CARD, D_CARD, heuristic
+    quick = cards = 0
+    for seed in range(24):
+        game = _game(players=2 + seed % 3, size=(2, 3, 4, 5)[seed % 4], teleport=("claim", "move")[seed // 4 % 2],
+                     ties=("defender", "attacker")[seed // 8 % 2])
+        rng = random.Random(seed)
+        py = game.new_initial_state()
+        while not py.is_terminal():
+            core = compiled.CompiledState.from_state(py)._c
+            legal = py.legal_actions()
+            assert core.policy_action(seed) in legal
+            b = py.battle
+            if py.is_chance_node():
+                pass
+            elif b is None:
+                assert core.best_quick() == heuristic.best_quick(py, py.current_player(), legal), (seed, py.turn)
+                quick += 1
+            elif b.step in (A_CARD, D_CARD):
+                att = b.step == A_CARD
+                me, other = (b.attacker, b.defender) if att else (b.defender, b.attacker)
+                roll = b.attacker_roll if att else b.defender_roll
+                assert roll is not None
+                card = heuristic.card_choice(att, roll, b.dice, heuristic._hand_values(py.hands[me]),
+                                             heuristic._hand_values(py.hands[other]), game.ties_attacker)
+                a = game.CARD + heuristic.CARD_VALUES.index(card)
+                expected = a if a in legal else legal[0]
+                assert expected in {core.policy_action(k) for k in range(30)}, seed  # 3 draws in 4 play it
+                cards += 1
+            py.apply_unchecked(random_action(py, rng))
+    assert quick > 1000 and cards > 100

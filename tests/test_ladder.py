@@ -14,7 +14,7 @@ import pytest
 import ludoteca
 from ludoteca.agents import make_agent
 from ludoteca.agents.ladder import ladder, level_rating
-from ludoteca.agents.levels import ALIASES, LEVELS, spec
+from ludoteca.agents.levels import ALIASES, EXPERT_FACTOR, LEVELS, spec
 from ludoteca.agents.soft import SoftAgent
 from ludoteca.core.chance import sample_chance
 from ludoteca.core.rating import Rating
@@ -62,10 +62,16 @@ def test_every_level_exists_for_every_game_and_plays_legal_moves(game: str) -> N
 
 def test_the_levels_go_from_random_moves_to_the_longest_search() -> None:
     for game in GAMES:
-        iterations = game_class(game).agent_defaults["mcts"]["iterations"]
+        defaults = game_class(game).agent_defaults
         assert spec("beginner", game) == "soft:p=0.1" and spec("medium", game) == "heuristic"
-        assert spec("hard", game) == "mcts"
-        assert spec("expert", game) == f"mcts:iterations={3 * iterations}"
+        if "levels" in defaults:  # TRI: its compiled search is weaker than mcts, the ladder keeps mcts
+            assert defaults["levels"] == {"hard": "mcts", "expert": "mcts:x3"}
+            assert spec("hard", game) == "mcts"
+            assert spec("expert", game) == f"mcts:iterations={3 * defaults['mcts']['iterations']}"
+            continue
+        assert spec("hard", game) == "strong"  # the compiled search at its tuned budget (issue 15)
+        assert spec("expert", game) == f"strong:iterations={EXPERT_FACTOR * defaults['strong']['iterations']}"
+    assert spec("hard") == "strong" and spec("expert") == "strong"  # no game: the agent's own defaults
     # the older names stay valid: as levels and as agents
     assert ALIASES == {"random": "random", "heuristic": "medium", "mcts": "expert"}
     assert spec("heuristic", "tri") == "heuristic" and spec("mcts", "tri") == spec("expert", "tri")

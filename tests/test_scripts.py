@@ -245,3 +245,14 @@ def test_openspiel_cut_rollouts_use_ludotecas_leaf_evaluation(cap: int, length: 
     evaluator.value = value
     assert list(evaluator.evaluate(_Line(length))) == pytest.approx(expected)
     assert seen == ([] if cap >= length else [("position", cap)])
+
+
+def test_setup_py_refuses_an_unknown_engine_name() -> None:
+    """``LUDOTECA_EXT`` picks engines to rebuild; a misspelled name stops the build and lists the known
+    ones instead of silently building nothing (docs/compiled.md)."""
+    env = _env(LUDOTECA_EXT="tohmm")
+    done = subprocess.run([sys.executable, "setup.py", "--name"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode != 0
+    assert "no compiled engine is called 'tohmm'" in done.stderr
+    assert "the engines are:" in done.stderr and "tohm" in done.stderr.split("the engines are:")[1]

@@ -3,6 +3,8 @@
 The search returns legal actions, the same ones for the same seed, finds a move that wins the game on
 the spot, beats random play clearly; a game without a compiled search gets one warning and the Python
 ``mcts``; the lab plays ``--agents strong`` through the real command line and says who played.
+TRI (hidden information) is played through its compiled module's determinizing search, which it
+declares; a hidden-information module that does not declare it gets the warning and ``mcts``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from ludoteca.agents.base import make_agent
 from ludoteca.agents.mcts import MCTSAgent
 from ludoteca.core.chance import random_action
 from ludoteca.core.game import Game
+from ludoteca.games.exagon import compiled as exagon_compiled
 from ludoteca.games.tohm import TohmGame, TohmState, compiled, heuristic
+from ludoteca.games.tri import compiled as tri_compiled
 
 needs_compiled = pytest.mark.skipif(not compiled.available(),
                                     reason="compiled TOHM engine not built (pip install -e .)")
@@ -176,6 +180,7 @@ class PlainTohm(TohmGame):
     """TOHM as a game without a compiled engine would be (as exactly, TRI and EXAGON are until theirs come)."""
 
     compiled_part = None
+    agent_defaults = {"mcts": {"iterations": 60, "cap": 10}, "strong": {"iterations": 5000}}
 
 
 def test_a_game_without_compiled_search_warns_once_and_plays_mcts(caplog: pytest.LogCaptureFixture,
@@ -184,16 +189,18 @@ def test_a_game_without_compiled_search_warns_once_and_plays_mcts(caplog: pytest
     game = PlainTohm(players=2)
     assert game.compiled() is None
     positions = _decisions(game, 1, seed=2)[:6]
-    agent = make_agent("strong:iterations=60:cap=10", seed=9, game="tohm")
+    agent = make_agent("strong:iterations=90000:cap=10", seed=9, game="tohm")
     with caplog.at_level(logging.WARNING, logger="ludoteca.agents.strong"):
         played = [agent.step(s) for s in positions]
-        again = make_agent("strong:iterations=60:cap=10", seed=9, game="tohm")
+        again = make_agent("strong:iterations=90000:cap=10", seed=9, game="tohm")
         assert [again.step(s) for s in positions] == played  # reproducible with a seed
     warnings = [r.getMessage() for r in caplog.records if r.name == "ludoteca.agents.strong"]
     assert warnings == ["agent 'strong': TOHM has no compiled engine; playing the Python mcts instead (much slower)"]
-    # what it plays is the Python mcts with the same parameters, seeded from the agent's seed
-    mcts = MCTSAgent(seed=random.Random(9).getrandbits(64), iterations=60, cap=10, game="tohm")
+    # what it plays is the game's tuned Python mcts (60 iterations here), seeded from the agent's seed:
+    # strong's budget (90,000 simulations, meant for C) is not handed to the Python search
+    mcts = MCTSAgent(seed=random.Random(9).getrandbits(64), game="tohm")
     assert [mcts.step(s) for s in positions] == played
+    assert mcts.last_iterations == 60
 
 
 def test_a_game_names_its_compiled_engine_through_the_hook() -> None:
@@ -214,3 +221,146 @@ def test_the_lab_plays_strong_through_the_command_line(tmp_path: Path) -> None:
     assert summary["lineup"] == ["strong:iterations=100", "strong:iterations=100"]
     rows = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     assert len(rows) == 6 and all(r["agents"] == ["strong:iterations=100"] * 2 for r in rows)
+
+
+# --- TRI: hidden information: the compiled search where the seat sees everything -----------------
+
+def _tri_decisions(players: int, seed: int) -> list[Any]:
+    """Decision positions (several legal actions) of one seeded random TRI game, battles included."""
+    game = ludoteca.load_game("tri", players=players, size=3)
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    out = []
+    while not s.is_terminal():
+        if not s.is_chance_node() and len(s.legal_actions()) > 1:
+            out.append(s.clone())
+        s.apply_unchecked(random_action(s, rng))
+    return out
+
+
+@pytest.mark.skipif(not tri_compiled.available(), reason="compiled TRI engine not built (pip install -e .)")
+def test_strong_plays_tri_in_c_where_the_seat_sees_everything_and_by_ismcts_where_not(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TRI hides battle rolls and cards (RULES.md TRI "Battles"). Where the seat to move sees
+    everything (``worlds(seat)`` is None) ``strong`` plays the compiled search with the game's strong
+    settings; at a card choice with something hidden it plays the Python information-set ``mcts``
+    with the game's tuned settings (its module does not declare ``SEARCHES_HIDDEN_INFORMATION``), made
+    once and seeded from the agent; no warning: this is the design, not a fallback."""
+    monkeypatch.setattr(strong, "_warned", set())
+    positions = _tri_decisions(2, seed=3)[:40]
+    hidden = [s for s in positions if s.worlds(s.current_player()) is not None]
+    assert hidden and len(hidden) < len(positions)  # both kinds met
+    game = positions[0].game
+    assert game.has_hidden_information() and game.compiled() is tri_compiled
+    assert not tri_compiled.SEARCHES_HIDDEN_INFORMATION
+    agent = make_agent("strong:iterations=80", seed=4, game="tri")
+    assert isinstance(agent, strong.StrongAgent)
+    settings = agent.settings(game)
+    assert settings == {**game.agent_defaults["strong"], "iterations": 80}
+    rng = random.Random(4)
+    mirror: MCTSAgent | None = None
+    with caplog.at_level(logging.WARNING, logger="ludoteca.agents.strong"):
+        for s in positions:
+            if s.worlds(s.current_player()) is None:
+                expected = tri_compiled.search(s, 80, settings["c"], settings["cap"], rng.getrandbits(64))
+            else:
+                if mirror is None:
+                    mirror = MCTSAgent(seed=rng.getrandbits(64), game="tri")
+                expected = mirror.step(s)
+                assert mirror.last_iterations == game.agent_defaults["mcts"]["iterations"]
+            assert agent.step(s) == expected
+    assert not [r for r in caplog.records if r.name == "ludoteca.agents.strong"]
+
+
+@pytest.mark.skipif(not tri_compiled.available(), reason="compiled TRI engine not built (pip install -e .)")
+def test_a_module_declaring_its_hidden_search_plays_every_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compiled module that declares ``SEARCHES_HIDDEN_INFORMATION`` (its search reads nothing the
+    seat cannot see) gets the hidden positions too: no Python search is made."""
+    monkeypatch.setattr(tri_compiled, "SEARCHES_HIDDEN_INFORMATION", True)
+    positions = [s for s in _tri_decisions(2, seed=3) if s.worlds(s.current_player()) is not None][:4]
+    assert positions
+    agent = make_agent("strong:iterations=40", seed=4, game="tri")
+    rng = random.Random(4)
+    for s in positions:
+        assert agent.step(s) == tri_compiled.search(s, 40, 0.7, 10, rng.getrandbits(64))
+    assert isinstance(agent, strong.StrongAgent) and agent._fallback is None
+
+
+# --- EXAGON: the compiled search with the heuristic's candidates, greedy rollouts and value -------
+
+needs_exagon = pytest.mark.skipif(not exagon_compiled.available(), reason="compiled EXAGON engine not built")
+
+
+def _exagon_decisions(options: dict[str, Any], seed: int) -> list[Any]:
+    game = ludoteca.load_game("exagon", **options)
+    rng = random.Random(seed)
+    out = []
+    s = game.new_initial_state()
+    while not s.is_terminal():
+        if not s.is_chance_node():
+            out.append(s.clone())
+        s.apply_action(random_action(s, rng))
+    return out
+
+
+@needs_exagon
+@pytest.mark.parametrize("options", [{"players": 2, "clock": None}, {"players": 3}, {"players": 4, "tournament": True}])
+def test_strong_plays_exagon_with_its_compiled_search(options: dict[str, Any], caplog: pytest.LogCaptureFixture,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """No warning, with or without the hourglass: every move is ``compiled.search`` with the game's
+    ``agent_defaults["strong"]`` and a seed drawn from the agent's own generator."""
+    monkeypatch.setattr(strong, "_warned", set())
+    positions = _exagon_decisions(options, seed=6)[:40]
+    game = positions[0].game
+    assert game.compiled() is exagon_compiled
+    agent = make_agent("strong:iterations=150", seed=4, game="exagon")
+    with caplog.at_level(logging.WARNING, logger="ludoteca.agents.strong"):
+        played = [agent.step(s) for s in positions]
+    assert not [r for r in caplog.records if r.name == "ludoteca.agents.strong"]
+    settings = dict(game.agent_defaults["strong"], iterations=150)
+    rng = random.Random(4)
+    expected = []
+    for s in positions:
+        legal = s.legal_actions()
+        expected.append(legal[0] if len(legal) == 1 else exagon_compiled.search(
+            s, settings["iterations"], settings["c"], settings["cap"], rng.getrandbits(64)))
+    assert played == expected
+    assert all(a in s.legal_actions() for a, s in zip(played, positions, strict=True))
+
+
+@needs_exagon
+def test_strong_takes_a_perfect_fit_in_exagon() -> None:
+    from tests.test_compiled_exagon import _perfect_fit_position
+
+    s = _perfect_fit_position()
+    hole = [f"t1@1,0r{k}" for k in range(6)]
+    for seed in range(4):
+        assert s.action_to_string(make_agent("strong", seed=seed, game="exagon").step(s)) in hole
+
+
+@needs_exagon
+def test_strong_searches_in_c_where_exagon_sets_tiles_aside(caplog: pytest.LogCaptureFixture,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A designer's set that leaves two tiles aside hides them, but they never enter play: no seat's
+    choice depends on them (``worlds(seat)`` is None, and ``mcts`` too searches the real position), so
+    ``strong`` plays every move with the compiled search, without a warning."""
+    monkeypatch.setattr(strong, "_warned", set())
+    from ludoteca.games.exagon import default_tiles
+
+    game = ludoteca.load_game("exagon", players=3, clock=None, tiles=default_tiles()[:11])
+    assert game.has_hidden_information() and exagon_compiled.supports(game)
+    agent = make_agent("strong:iterations=20", seed=1, game="exagon")
+    assert isinstance(agent, strong.StrongAgent)
+    rng = random.Random(2)
+    s = game.new_initial_state()
+    moves = 0
+    with caplog.at_level(logging.WARNING, logger="ludoteca.agents.strong"):
+        while not s.is_terminal() and moves < 12:
+            if s.is_chance_node():
+                s.apply_action(random_action(s, rng))
+                continue
+            assert s.worlds(s.current_player()) is None
+            s.apply_action(agent.step(s))
+            moves += 1
+    assert moves >= 4 and agent._fallback is None
+    assert not [r for r in caplog.records if r.name == "ludoteca.agents.strong"]

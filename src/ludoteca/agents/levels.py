@@ -6,17 +6,22 @@ From weakest to strongest:
   child can beat it);
 * ``easy`` -- ``soft:p=0.5``: the heuristic's move half of the time, a random one otherwise;
 * ``medium`` -- ``heuristic``: the game's heuristic player (the anchor of the ladder's scale);
-* ``hard`` -- ``mcts``: Monte-Carlo tree search with the game's tuned iteration budget
-  (``agent_defaults["mcts"]``, 0.03-0.12 s of CPU per move on average, by game);
-* ``expert`` -- ``mcts:iterations=N``, three times that budget (0.08-0.34 s of CPU per move on
-  average, at most 0.84 s measured; about a second on a loaded server): the strongest the machine affords per move.
+* ``hard`` -- ``strong``: Monte-Carlo tree search in C with the game's tuned budget
+  (``agent_defaults["strong"]``), measured not weaker than the Python ``mcts`` at a few
+  milliseconds a move (issue 15, docs/strength.md);
+* ``expert`` -- ``strong:xN``: the same search with :data:`EXPERT_FACTOR` times that budget, the
+  strongest the machine affords per move (tenths of a second).
+
+Where a game has no compiled search (or it is not built, or cannot play the table's options),
+``strong`` plays the game's tuned Python ``mcts`` after one warning (``ludoteca.agents.strong``):
+both levels then play that search, as ``hard`` did before issue 15.
 
 Every level is a spec string for :func:`ludoteca.agents.make_agent`, with an iteration budget
 rather than a time budget so that the ladder's games are reproducible. A game whose search
 needs another budget overrides a level through its class's ``agent_defaults["levels"]``
-(``{"levels": {"expert": "mcts:iterations=900"}}``); no game is named here. The measured
-rating of each level is in each game's ``ladder.json`` (:mod:`ludoteca.agents.ladder`,
-``benchmarks/ladder.py``).
+(``{"levels": {"expert": "strong:iterations=9000"}}``; ``mcts:xN`` and ``strong:xN`` are N times
+the game's tuned budget of that agent); no game is named here. The measured rating of each level
+is in each game's ``ladder.json`` (:mod:`ludoteca.agents.ladder`, ``benchmarks/ladder.py``).
 
 The older names stay valid (:data:`ALIASES`): ``random`` (any legal move), ``heuristic`` (the
 ``medium`` level) and ``mcts`` (the ``expert`` level, the strongest, as it was before).
@@ -31,17 +36,17 @@ from ludoteca.registry import game_class
 LEVELS: tuple[str, ...] = ("beginner", "easy", "medium", "hard", "expert")
 """The ladder's levels, weakest first."""
 
-EXPERT_FACTOR = 3
-"""The ``expert`` level searches this many times the game's tuned MCTS iterations."""
+EXPERT_FACTOR = 20
+"""The ``expert`` level searches this many times the game's tuned ``strong`` iterations."""
 
 SPECS: Mapping[str, str] = {
     "beginner": "soft:p=0.1",
     "easy": "soft:p=0.5",
     "medium": "heuristic",
-    "hard": "mcts",
-    "expert": f"mcts:x{EXPERT_FACTOR}",
+    "hard": "strong",
+    "expert": f"strong:x{EXPERT_FACTOR}",
 }
-"""Each level's agent spec (``mcts:xN``: N times the game's tuned iterations, see :func:`spec`)."""
+"""Each level's agent spec (``strong:xN``: N times the game's tuned iterations, see :func:`spec`)."""
 
 ALIASES: Mapping[str, str] = {"random": "random", "heuristic": "medium", "mcts": "expert"}
 """The older level names: ``random`` stays the uniformly random player (not a ladder level), the
@@ -57,11 +62,24 @@ def canonical(name: str) -> str:
     return ALIASES.get(name, name) if name not in SPECS else name
 
 
-def _mcts_iterations(game: str) -> int:
-    from ludoteca.agents.mcts import FALLBACKS
+def _tuned_iterations(game: str, agent: str) -> int:
+    """The game's tuned iteration budget of ``agent`` (``mcts`` or ``strong``)."""
+    from ludoteca.agents import mcts, strong
 
-    defaults = game_class(game).agent_defaults.get("mcts", {})
-    return int(defaults.get("iterations", FALLBACKS["iterations"]))
+    fallbacks = {"mcts": mcts.FALLBACKS, "strong": strong.FALLBACKS}[agent]
+    defaults = game_class(game).agent_defaults.get(agent, {})
+    return int(defaults.get("iterations", fallbacks["iterations"]))
+
+
+def _multiple(out: str, game: str | None) -> str:
+    """``mcts:xN`` / ``strong:xN`` as N times the game's tuned iterations of that agent (the agent
+    with its own defaults when no game is given); any other spec unchanged."""
+    agent, sep, rest = out.partition(":x")
+    if not sep or agent not in ("mcts", "strong") or not rest.isdigit():
+        return out
+    if game is None:
+        return agent
+    return f"{agent}:iterations={int(rest) * _tuned_iterations(game, agent)}"
 
 
 def spec(level: str, game: str | None = None) -> str:
@@ -69,20 +87,15 @@ def spec(level: str, game: str | None = None) -> str:
 
     A spec that is not a level name is returned unchanged (``mcts:iterations=50`` plays itself).
     ``game`` (a game name) applies the game's overrides (``agent_defaults["levels"]``) and turns
-    ``mcts:xN`` into N times the game's tuned iterations; without a game, ``expert`` is plain
-    ``mcts`` (the tuned budget of whatever game it plays), so pass the game whenever known."""
+    ``strong:xN`` (``mcts:xN``) into N times the game's tuned iterations; without a game, ``expert``
+    is plain ``strong`` (the tuned budget of whatever game it plays), so pass the game whenever known."""
     name = canonical(level)
     if name not in SPECS:
         return level
     if game is None:
-        out = SPECS[name]
-        return "mcts" if out.startswith("mcts:x") else out
+        return _multiple(SPECS[name], None)
     overrides = game_class(game).agent_defaults.get("levels", {})
-    out = str(overrides.get(name, SPECS[name]))
-    if out.startswith("mcts:x"):
-        factor = int(out[len("mcts:x"):])
-        out = f"mcts:iterations={factor * _mcts_iterations(game)}"
-    return out
+    return _multiple(str(overrides.get(name, SPECS[name])), game)
 
 
 def resolve(spec_or_level: str, game: str | None = None) -> str:

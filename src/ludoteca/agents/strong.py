@@ -7,14 +7,25 @@ game's name: a game plugs in by naming its compiled module (``Game.compiled_part
 ``unsupported(game)`` says whether it can play these options and ``search(state, iterations, c, cap,
 seed)`` returns the action (docs/compiled.md).
 
+Hidden information: where the seat to move sees everything that matters (``state.worlds(seat)`` is
+None: TRI outside its battles' card choices) the compiled search reads nothing hidden and plays. Where
+something is hidden from it, the agent plays that move with the Python information-set ``mcts`` (the
+game's tuned settings: one tree per seat, worlds sampled from what the seat sees), unless the module
+declares ``SEARCHES_HIDDEN_INFORMATION = True`` (its ``search`` then handles such positions itself and
+reads nothing the seat cannot see). TRI's determinized compiled search was measured weaker than the
+information-set search at card choices (docs/strength.md), so TRI does not declare it.
+
 Parameters (spec ``strong:key=value:...``): ``iterations``, ``c`` (the UCT constant), ``cap`` (rollout
 length in actions, chance included; 0 = evaluate the leaf at once). Unset ones take the game's
 ``agent_defaults["strong"]`` (tuned per game: docs/strength.md), then :data:`FALLBACKS`. The agent is
 exactly reproducible for a given seed.
 
 When the game has no compiled search, or it is not built, or it cannot play the game's options, the
-agent plays the game's Python ``mcts`` (its own parameters given to ``strong`` are passed on, the
-rest are ``mcts``'s defaults for the game), after one warning per game and process saying why.
+agent plays the game's Python ``mcts`` with the game's tuned settings (``agent_defaults["mcts"]``), after
+one warning per game and process saying why. The parameters given to ``strong`` are not passed on: they
+are a budget for the compiled search, tens of times too large for the Python one (the ``expert`` level
+asks for 20 times the tuned iterations: seconds a move in Python), so the fallback costs what ``mcts``
+costs.
 """
 
 from __future__ import annotations
@@ -22,6 +33,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ludoteca.agents import ismcts
 from ludoteca.agents.base import Agent, register
 from ludoteca.agents.mcts import MCTSAgent
 from ludoteca.core.game import Action, Game, State
@@ -112,8 +124,6 @@ class StrongAgent(Agent):
             reason = _("the compiled engine of {game} has no search yet").format(game=game.title)
         else:
             reason = module.unsupported(game)
-        if not reason and game.has_hidden_information():
-            reason = _("the compiled search plays games without hidden information only")
         if not reason:
             return module
         if game.name not in _warned:
@@ -137,14 +147,28 @@ class StrongAgent(Agent):
             self._module = self.compiled_search(game)
         settings = self._settings
         module = self._module
-        if module is None:
-            if self._fallback is None:
-                given = {key: getattr(self, key) for key in PARAMETERS if getattr(self, key) is not None}
-                self._fallback = MCTSAgent(seed=self.rng.getrandbits(64), game=self.game_name, **given)
-            return self._fallback.step(state)
+        if module is None or (self._hidden_by_python and ismcts.worlds(state, state.current_player()) is not None):
+            return self._python_mcts().step(state)
         action = module.search(state, settings["iterations"], settings["c"], settings["cap"],
                                self.rng.getrandbits(64))
         return action
+
+    @property
+    def _hidden_by_python(self) -> bool:
+        """True when positions hiding something from the seat to move are searched by the Python
+        information-set ``mcts`` (a hidden-information game whose compiled module does not declare
+        ``SEARCHES_HIDDEN_INFORMATION``)."""
+        game = self._game
+        return bool(game is not None and game.has_hidden_information()
+                    and not getattr(self._module, "SEARCHES_HIDDEN_INFORMATION", False))
+
+    def _python_mcts(self) -> MCTSAgent:
+        """The game's tuned Python ``mcts`` (made once, seeded from this agent): the fallback, and
+        the search of positions hiding something from the seat to move. strong's own budget is not
+        passed on: it is meant for the compiled search."""
+        if self._fallback is None:
+            self._fallback = MCTSAgent(seed=self.rng.getrandbits(64), game=self.game_name)
+        return self._fallback
 
 
 register("strong", StrongAgent)

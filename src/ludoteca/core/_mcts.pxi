@@ -8,6 +8,10 @@
 #     MAX_ACTIONS, Gm, St, _player, _legal, _chance, _apply, _returns, _random_action
 #     (optional) _value, passed to _search as a function pointer (NULL: even shares at a cut-off)
 #
+# ``_search`` returns the action; ``_search_root`` is the same search that may also roll out with
+# a game's policy, limit the root to given actions (a game's pruning) and hand back the root's
+# per-action visits and value sums (TRI adds them up over determinized worlds).
+#
 # The search (UCT, as agents/mcts.py):
 # * every decision node maximises the value of the player who moves there; a simulation backs up
 #   the whole returns vector and each edge keeps the value of the player who chose it;
@@ -27,6 +31,7 @@ from libc.stdlib cimport malloc, realloc, free, qsort
 from libc.math cimport log, sqrt
 
 ctypedef void (*_ValueFn)(const Gm* g, const St* s, double* out) noexcept nogil
+ctypedef int (*_PolicyFn)(const Gm* g, const St* s, uint64_t* rng) noexcept nogil
 
 cdef enum:
     _MCTS_MAX_SEATS = 16        # the largest player count a search backs up
@@ -148,7 +153,30 @@ cdef int _search(const Gm* g, const St* start, int players, long long iterations
     """UCT from ``start`` (a decision node) for ``iterations`` simulations: the most visited action,
     or _MCTS_NO_MEMORY / _MCTS_NOT_DECISION. ``stats`` (3 numbers) receives the simulations run,
     the nodes grown and the rollout actions played."""
+    return _search_root(g, start, players, iterations, c, cap, seed, value, stats, NULL, NULL, 0, NULL, NULL, NULL,
+                        NULL)
+
+
+cdef int _search_root(const Gm* g, const St* start, int players, long long iterations, double c, int cap,
+                      uint64_t seed, _ValueFn value, long long* stats, _PolicyFn policy,
+                      const int* root_only, int n_root_only,
+                      int* actions, long long* visits, double* sums, int* count) noexcept nogil:
+    """:func:`_search` (the same search, random numbers and answer when ``root_only`` and
+    ``actions`` are NULL), with three additions:
+
+    * ``policy`` (not NULL): rollouts play its actions (a game's light policy; at a chance node it
+      must sample an outcome) instead of ``_random_action``'s;
+    * ``root_only`` (not NULL): the root considers only these ``n_root_only`` legal actions (a
+      game's pruning by its cheap ranking, as ``mcts``'s ``prune``; every deeper node keeps its
+      whole legal list);
+    * ``actions`` (not NULL): the root's statistics are handed back: ``count[0]`` root children,
+      and for each one its action, visits and sum of the returns of the seat to move
+      (``actions``, ``visits``, ``sums``: room for MAX_ACTIONS each). A search on several
+      determinizations of a hidden position (TRI's ``compiled.search``) adds these up per action
+      over its worlds."""
     stats[0] = stats[1] = stats[2] = 0
+    if actions != NULL:
+        count[0] = 0
     if _player(g, start) < 0 or players < 1 or players > _MCTS_MAX_SEATS:
         return _MCTS_NOT_DECISION
     cdef _Tree t
@@ -205,7 +233,12 @@ cdef int _search(const Gm* g, const St* start, int players, long long iterations
                 continue
             nd = &t.nodes[node]
             if nd.n_legal < 0 or nd.n_kids < nd.n_legal:  # expand one untried action, then roll out
-                k = _legal(g, &s, t.legal)
+                if node == root and root_only != NULL:
+                    for k in range(n_root_only):
+                        t.legal[k] = root_only[k]
+                    k = n_root_only
+                else:
+                    k = _legal(g, &s, t.legal)
                 nd.n_legal = k
                 a = _untried(&t, node, k, &rng)
                 ch = _tree_node(&t, a)
@@ -235,7 +268,10 @@ cdef int _search(const Gm* g, const St* start, int players, long long iterations
                             for q in range(players):
                                 ret[q] = 1.0 / players
                         break
-                    _apply(g, &s, _random_action(g, &s, &rng))
+                    if policy != NULL:
+                        _apply(g, &s, policy(g, &s, &rng))
+                    else:
+                        _apply(g, &s, _random_action(g, &s, &rng))
                     steps += 1
                 rollout_actions += steps
                 break
@@ -279,9 +315,21 @@ cdef int _search(const Gm* g, const St* start, int players, long long iterations
                 best = ch
                 best_mean = mean
             ch = nd.sibling
+        if actions != NULL:                             # the root's statistics, for the caller
+            k = 0
+            ch = t.nodes[root].child
+            while ch >= 0:
+                actions[k] = t.nodes[ch].action
+                visits[k] = t.nodes[ch].n
+                sums[k] = t.nodes[ch].w
+                k += 1
+                ch = t.nodes[ch].sibling
+            count[0] = k
         if best >= 0:
             answer = t.nodes[best].action
-        else:                                           # no simulation asked for: the first action
+        elif root_only != NULL and n_root_only > 0:     # no simulation asked for: the first action
+            answer = root_only[0]
+        else:
             k = _legal(g, start, t.legal)
             answer = t.legal[0] if k else _MCTS_NOT_DECISION
     stats[0] = it

@@ -141,7 +141,7 @@ class ExactlyGame(Game):
     score_name = "euros"
     counters = COUNTERS
     agent_defaults = {"mcts": {"iterations": 1000, "cap": 10, "c": 0.4},
-                      "strong": {"iterations": 1000, "cap": 10, "c": 0.4}}  # mcts's own search, compiled
+                      "strong": {"iterations": 3000, "cap": 10, "c": 0.4}}  # docs/strength.md: 3x mcts's budget in C
     compiled_part = "compiled"
     catalogue_order = 1
     OPTIONS = (

@@ -12,7 +12,9 @@ cards) does not change the engine: like the Python state, this one holds the tru
 The C-level names the generic compiled search includes (``core/_mcts.pxi``) are ``MAX_ACTIONS``,
 ``Gm``, ``St``, ``_player``, ``_legal``, ``_chance``, ``_apply``, ``_returns`` and
 ``_random_action``, and ``_value`` (the mirror of ``heuristic.value``, the leaf evaluation of
-TRI's MCTS); the search is included below the rules (``CState.search``).
+TRI's MCTS); the search is included below the rules (``CState.search``, and ``CState.search_root``
+with ``_policy``, the mirror of ``heuristic.rollout``, playing the rollouts: the ``strong`` agent's,
+through ``compiled.search``).
 """
 
 from libc.stdint cimport uint64_t
@@ -83,6 +85,8 @@ cdef struct Gm:
     int TELEPORT
     int CARD
     int PASS
+    int cards_by_model  # the search's own copy only: in-tree card choices play the card model (below)
+    int prune_k         # the search's own copy only: decision nodes keep their prune_k best actions
     int nb[MAXT][3]
 
 
@@ -201,9 +205,54 @@ cdef int _act_lists(const Gm* g, const St* s, int p, int* exp_att, int* n_exp, i
     return k
 
 
+cdef enum:
+    _PRUNE_MAX = 32     # the most candidates a pruned decision node keeps
+
+
 cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
     """TriState._legal_actions into ``out`` (room for MAX_ACTIONS ids); returns the count. At a
-    chance node: the outcome ids (as the Python engine)."""
+    chance node: the outcome ids (as the Python engine). The search's copy of the game (never the
+    rules') may set two flags: ``g.cards_by_model`` (a card choice lists only the card model's card
+    when it is in hand: :func:`_model_card`) and ``g.prune_k`` (a decision outside a battle lists
+    only its ``prune_k`` best actions, best first: :func:`_prune`, ``heuristic.candidates``)."""
+    cdef int k = _legal_all(g, s, out)
+    if g.prune_k > 0 and s.phase != BATTLE and k > g.prune_k and _player(g, s) >= 0:
+        return _prune(g, s, out, k)
+    return k
+
+
+cdef int _prune(const Gm* g, const St* s, int* out, int k) noexcept nogil:
+    """heuristic.candidates in C: the ``g.prune_k`` (at most _PRUNE_MAX) best of the ``k`` actions
+    in ``out`` by :func:`_quick`, best first, ties in list order (Python's stable sort); written
+    back to ``out``, their number returned. No buffer beyond the kept few (the search may run in
+    several threads)."""
+    cdef int m = g.prune_k if g.prune_k < _PRUNE_MAX else _PRUNE_MAX
+    cdef int p = _player(g, s)
+    cdef int keep_a[_PRUNE_MAX]
+    cdef double keep_v[_PRUNE_MAX]
+    cdef int n = 0, i, j, a
+    cdef double v
+    for i in range(k):
+        a = out[i]
+        v = _quick(g, s, p, a)
+        if n == m and v <= keep_v[n - 1]:
+            continue
+        j = n if n < m else m - 1               # after every kept action scoring at least v
+        while j > 0 and keep_v[j - 1] < v:
+            keep_a[j] = keep_a[j - 1]
+            keep_v[j] = keep_v[j - 1]
+            j -= 1
+        keep_a[j] = a
+        keep_v[j] = v
+        if n < m:
+            n += 1
+    for i in range(n):
+        out[i] = keep_a[i]
+    return n
+
+
+cdef int _legal_all(const Gm* g, const St* s, int* out) noexcept nogil:
+    """:func:`_legal` without pruning (the card model still applies under its flag)."""
     cdef int ph = s.phase
     cdef int k = 0, i, j, u, t, side, base, n_exp, n_sq, n_empty, p
     cdef int exp_att[2 * MAXT]
@@ -243,6 +292,11 @@ cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
                     k += 1
             return k
         p = s.b_att if s.b_step == A_CARD else s.b_def
+        if g.cards_by_model:
+            u = _model_card(g, s)
+            if u >= 0:
+                out[0] = u
+                return 1
         for i in range(4):
             if s.hands[p][i]:
                 out[k] = g.CARD + i
@@ -653,6 +707,269 @@ cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
         out[p] = out[p] / tot
 
 
+# --- the light rollout policy (mirror of heuristic.rollout) -----------------------------------
+# ``heuristic.rollout``: a uniformly random action a quarter of the time, else at a card choice the
+# card of ``heuristic.card_choice``, at a void a random one, otherwise the first action of highest
+# ``heuristic._quick`` (``best_quick``). The card model's two tables come from the heuristic's own
+# functions (filled once, per tie rule): ``attack_odds`` and ``card_choice`` by hand masks (bit i:
+# the hand holds card value ``CARD_VALUE[i]``).
+
+cdef double _ODDS[2][4][16][16]               # [ties_attacker][dice][attacker mask][defender mask]
+cdef signed char _CHOICE[2][2][7][4][16][16]  # [ties_attacker][attacker][roll][dice][mine][theirs]
+cdef int _stamp[MAXT]                          # BFS marks of _placement_room
+cdef int _stamp_now = 0
+cdef int* _pbuf = <int*>malloc(MAX_ACTIONS * sizeof(int))   # the policy's legal list
+_tables_ready = False
+
+
+def _fill_tables():
+    """The card model's tables, from ``heuristic.attack_odds`` and ``heuristic.card_choice``."""
+    global _tables_ready
+    if _tables_ready:
+        return
+    from ludoteca.games.tri import heuristic
+    cdef int ties, att, roll, dice, mine, theirs
+    values = [tuple(CARD_VALUE[i] for i in range(4) if m >> i & 1) or (0,) for m in range(16)]
+    for ties in range(2):
+        for dice in range(1, 4):
+            for mine in range(16):
+                for theirs in range(16):
+                    _ODDS[ties][dice][mine][theirs] = heuristic.attack_odds(dice, values[mine], values[theirs],
+                                                                           bool(ties))
+                    for att in range(2):
+                        for roll in range(1, 7):
+                            _CHOICE[ties][att][roll][dice][mine][theirs] = heuristic.card_choice(
+                                bool(att), roll, dice, values[mine], values[theirs], bool(ties))
+    _tables_ready = True
+
+
+cdef inline int _mask(const St* s, int p) noexcept nogil:
+    cdef int i, m = 0
+    for i in range(4):
+        if s.hands[p][i] > 0:
+            m |= 1 << i
+    return m
+
+
+cdef int _model_card(const Gm* g, const St* s) noexcept nogil:
+    """The card ``heuristic.card_choice`` picks at this card choice (from the chooser's own roll and
+    the two hands, which are public: nothing hidden from the chooser), or -1 when it is not in hand.
+
+    Why (issue 15, docs/compiled.md): a search on one determinized world of a battle would let the
+    defender's card choice in its tree see the attacker's secret card (and the attacker's the
+    defender's roll) and best-respond to it: a clairvoyant opponent makes every attack look worse
+    than it is. With ``g.cards_by_model`` every card choice below the root plays this card instead
+    (the root's own choices come from ``root_only``), so no choice in the tree reads a secret."""
+    cdef int att = s.b_step == A_CARD
+    cdef int me = s.b_att if att else s.b_def
+    cdef int other = s.b_def if att else s.b_att
+    cdef int roll = s.b_aroll if att else s.b_droll
+    cdef int c = _CHOICE[1 if g.ties_attacker else 0][att][roll][s.b_dice][_mask(s, me)][_mask(s, other)]
+    cdef int idx = CARD_IDX[c] if 0 <= c <= 4 else -1
+    if idx >= 0 and s.hands[me][idx] > 0:
+        return g.CARD + idx
+    return -1
+
+
+cdef double _placement_room(const Gm* g, const St* s, int t) noexcept nogil:
+    """heuristic._placement_room: steps (1 to 6, else 7) from the empty ``t`` to the nearest unit."""
+    global _stamp_now
+    cdef int front[MAXT]
+    cdef int nxt[MAXT]
+    cdef int nf = 1, nn, d, i, j, x, u
+    _stamp_now += 1
+    if _stamp_now == 0x7FFFFFFF:
+        for i in range(MAXT):
+            _stamp[i] = 0
+        _stamp_now = 1
+    _stamp[t] = _stamp_now
+    front[0] = t
+    for d in range(1, 7):
+        nn = 0
+        for i in range(nf):
+            x = front[i]
+            for j in range(3):
+                u = g.nb[x][j]
+                if _stamp[u] == _stamp_now:
+                    continue
+                if s.owner[u] >= 0:
+                    return <double>d
+                _stamp[u] = _stamp_now
+                nxt[nn] = u
+                nn += 1
+        for i in range(nn):
+            front[i] = nxt[i]
+        nf = nn
+    return 7.0
+
+
+cdef double _claim_score(const Gm* g, const St* s, int p, int u, double base) noexcept nogil:
+    """heuristic._claim_score: ``base`` plus a square closed, three quarters owned, an opponent's
+    square denied, minus units exposed."""
+    cdef int b = u & ~3, x, o, own = 0, opp = 0, first = -2, same = 1, exposed = 0, j
+    cdef double denied = 0.0, score
+    for x in range(b, b + 4):
+        if x == u:
+            continue
+        o = s.owner[x]
+        if o == p:
+            own += 1
+        elif o >= 0:
+            opp += 1
+    if opp == 3:
+        for x in range(b, b + 4):
+            if x == u:
+                continue
+            if first == -2:
+                first = s.owner[x]
+            elif s.owner[x] != first:
+                same = 0
+        if same:
+            denied = CLOSED_W
+    score = base + denied
+    if own == 3:
+        score += CLOSED_W + TELEPORT_W
+    elif own == 2 and opp == 0:
+        score += THREE_W
+    for j in range(3):
+        o = s.owner[g.nb[u][j]]
+        if o >= 0 and o != p:
+            exposed += 1
+    return score - EXPOSED_W * exposed
+
+
+cdef inline double _target_score(const Gm* g, const St* s, int p, int u) noexcept nogil:
+    """heuristic._teleport_target_score."""
+    if g.sides == 4:
+        return _claim_score(g, s, p, u, THREE_W - CLOSED_W - TELEPORT_W)
+    return _claim_score(g, s, p, u, 1.0 - TELEPORT_W)
+
+
+cdef inline double _leave_score(const Gm* g, const St* s, int p, int square, int side) noexcept nogil:
+    """heuristic._teleport_leave_score."""
+    cdef int across
+    if g.sides != 4:
+        return 0.0
+    across = s.owner[g.nb[4 * square + side][2]]
+    return -THREE_W if across >= 0 and across != p else 0.0
+
+
+cdef double _quick(const Gm* g, const St* s, int p, int a) noexcept nogil:
+    """heuristic._quick: a cheap local score of action ``a`` for ``p``."""
+    cdef int t, dfn, k, j, b, own, rest
+    cdef double pw, close
+    if a < g.EXPAND:
+        return _placement_room(g, s, a - PLAYER0)
+    if a >= g.VOID:
+        if not (g.TELEPORT <= a < g.CARD):
+            return 0.0
+        rest = (a - g.TELEPORT) // g.T
+        return _target_score(g, s, p, (a - g.TELEPORT) % g.T) + _leave_score(g, s, p, rest % g.S, rest // g.S)
+    if a >= g.ATTACK:
+        t = a - g.ATTACK
+        dfn = s.owner[t]
+        k = 0
+        for j in range(3):
+            if s.owner[g.nb[t][j]] == p:
+                k += 1
+        pw = _ODDS[1 if g.ties_attacker else 0][k][_mask(s, p)][_mask(s, dfn)]
+        b = t & ~3
+        own = 0
+        for j in range(b, b + 4):
+            if s.owner[j] == p:
+                own += 1
+        close = CLOSED_W + TELEPORT_W if own == 3 else 0.0
+        return pw * (2.0 + close) - (1.0 - pw) - 0.3
+    return _claim_score(g, s, p, a - g.EXPAND, 1.0)
+
+
+cdef int _best_quick(const Gm* g, const St* s, int p, const int* legal, int n) noexcept nogil:
+    """heuristic.best_quick: the first action of highest :func:`_quick`, the teleports scored in
+    bulk (every square and side goes with the same empty targets)."""
+    cdef int lo = 0, hi, i, best = legal[0], first, n_targets, u = -1, rest = -1, x, r
+    cdef double best_v = -1e300, v, tv = -1e300, lv = -1e300
+    while lo < n and legal[lo] < g.TELEPORT:
+        lo += 1
+    hi = lo
+    while hi < n and legal[hi] < g.CARD:
+        hi += 1
+    if hi - lo < 2:
+        for i in range(n):
+            v = _quick(g, s, p, legal[i])
+            if v > best_v:
+                best_v = v
+                best = legal[i]
+        return best
+    for i in range(lo):
+        v = _quick(g, s, p, legal[i])
+        if v > best_v:
+            best_v = v
+            best = legal[i]
+    first = (legal[lo] - g.TELEPORT) // g.T
+    n_targets = 0
+    while lo + n_targets < hi and legal[lo + n_targets] < g.TELEPORT + (first + 1) * g.T:
+        n_targets += 1
+    for i in range(lo, lo + n_targets):
+        x = legal[i] - g.TELEPORT - first * g.T
+        v = _target_score(g, s, p, x)
+        if v > tv:
+            tv = v
+            u = x
+    i = lo
+    while i < hi:
+        r = (legal[i] - g.TELEPORT) // g.T
+        v = _leave_score(g, s, p, r % g.S, r // g.S)
+        if v > lv:
+            lv = v
+            rest = r
+        i += n_targets
+    v = tv + lv
+    if v > best_v:
+        best_v = v
+        best = g.TELEPORT + rest * g.T + u
+    for i in range(hi, n):
+        v = _quick(g, s, p, legal[i])
+        if v > best_v:
+            best_v = v
+            best = legal[i]
+    return best
+
+
+cdef int _card_choice(const Gm* g, const St* s) noexcept nogil:
+    """The card action of ``heuristic.rollout`` at a card choice (``card_choice`` by the model;
+    the first legal action when that card is not in hand)."""
+    cdef int att = s.b_step == A_CARD
+    cdef int me = s.b_att if att else s.b_def
+    cdef int other = s.b_def if att else s.b_att
+    cdef int roll = s.b_aroll if att else s.b_droll
+    cdef int c = _CHOICE[1 if g.ties_attacker else 0][att][roll][s.b_dice][_mask(s, me)][_mask(s, other)]
+    cdef int a = g.CARD + CARD_IDX[c], i
+    cdef int n = _legal(g, s, _pbuf)
+    for i in range(n):
+        if _pbuf[i] == a:
+            return a
+    return _pbuf[0]
+
+
+cdef int _policy(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
+    """heuristic.rollout in C (a chance node: an outcome by its probability). Its random numbers
+    are the search's own, so it plays the same distribution as the Python policy, not its games."""
+    cdef int p = _player(g, s)
+    cdef int n
+    if p < 0:
+        return _chance(g, s, rng)
+    if _below(rng, 4) == 0:
+        return _random_action(g, s, rng)
+    if s.phase == BATTLE:
+        if s.b_step == VOIDSTEP:
+            return _random_action(g, s, rng)
+        return _card_choice(g, s)
+    n = _legal_all(g, s, _pbuf)                 # the whole list: _best_quick reads its order
+    if n == 1:
+        return _pbuf[0]
+    return _best_quick(g, s, p, _pbuf, n)
+
+
 cdef inline int _playout(const Gm* g, St* s, uint64_t* rng) noexcept nogil:
     """Play ``s`` to the end at random; returns the number of actions."""
     cdef int count = 0, a
@@ -714,6 +1031,8 @@ cdef class CState:
         self.g.TELEPORT = PLAYER0 + 4 * T
         self.g.CARD = self.g.TELEPORT + self.g.sides * S * T
         self.g.PASS = self.g.CARD + 4
+        self.g.cards_by_model = 0
+        self.g.prune_k = 0
         for r in range(n):
             for c in range(n):
                 base = (r * n + c) * 4
@@ -755,6 +1074,7 @@ cdef class CState:
             self.s.counters[i] = 0
         self.last_actions = 0
         self.last_stats = (0, 0, 0)
+        _fill_tables()
 
     def load(self, owner, hands, alive, used, int to_move, int rnd, int turn, int phase, battle=None,
              counters=None):
@@ -925,6 +1245,103 @@ cdef class CState:
             raise MemoryError("the compiled search ran out of memory")
         self.last_stats = (stats[0], stats[1], stats[2])
         return action
+
+    def search_root(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True,
+                    root_only=None, bint policy=False, bint card_model=False, int prune=0):
+        """:meth:`search`'s statistics at the root: ``[(action, visits, sum of the returns of the
+        seat to move)]`` for every action the search tried, in no particular order (the same
+        search, seed for seed: its most visited action is :meth:`search`'s answer). ``root_only``
+        (legal actions) limits the root to those (pruning); ``policy`` rolls out with the light
+        policy (``heuristic.rollout`` in C) instead of uniformly random actions; ``card_model`` makes every
+        card choice below the root play the card model's card (:func:`_model_card`: no choice in the tree
+        reads a battle secret; a root at a card choice then needs ``root_only``); ``prune`` > 0 keeps at every
+        decision node below the root (outside battles) its ``prune`` best actions by the cheap ranking
+        (``heuristic.candidates``, as ``mcts``'s ``prune``; at most 32). A search over several
+        worlds of a hidden position adds these up per action (``compiled.search``)."""
+        if _player(&self.g, &self.s) < 0:
+            raise ValueError("the search needs a position where a player is to move")
+        if iterations < 0 or cap < 0 or c < 0:
+            raise ValueError("iterations, cap and c must not be negative")
+        cdef long long stats[3]
+        cdef int action, count = 0, i, n_only = 0
+        cdef int* only = NULL
+        if root_only is not None:
+            legal = set(self.legal_actions())
+            if not root_only or len(root_only) > MAX_ACTIONS or not all(a in legal for a in root_only):
+                raise ValueError("root_only must list legal actions")
+            n_only = len(root_only)
+            only = <int*>malloc(n_only * sizeof(int))
+            if only == NULL:
+                raise MemoryError("the compiled search ran out of memory")
+            for i in range(n_only):
+                only[i] = root_only[i]
+        cdef _ValueFn fn = NULL
+        cdef int* actions = <int*>malloc(MAX_ACTIONS * sizeof(int))
+        cdef long long* visits = <long long*>malloc(MAX_ACTIONS * sizeof(long long))
+        cdef double* sums = <double*>malloc(MAX_ACTIONS * sizeof(double))
+        if actions == NULL or visits == NULL or sums == NULL:
+            free(only)
+            free(actions)
+            free(visits)
+            free(sums)
+            raise MemoryError("the compiled search ran out of memory")
+        cdef _PolicyFn rollout = NULL
+        if evaluate:
+            fn = _value
+        if policy:
+            rollout = _policy
+        cdef Gm gm = self.g                             # the search's copy of the game
+        gm.cards_by_model = card_model
+        if prune < 0:
+            raise ValueError("prune must not be negative")
+        gm.prune_k = prune
+        with nogil:
+            action = _search_root(&gm, &self.s, self.g.players, iterations, c, cap, seed, fn, stats,
+                                  rollout, only, n_only, actions, visits, sums, &count)
+        out = [(actions[i], visits[i], sums[i]) for i in range(count)]
+        free(only)
+        free(actions)
+        free(visits)
+        free(sums)
+        if action == _MCTS_NO_MEMORY:
+            raise MemoryError("the compiled search ran out of memory")
+        self.last_stats = (stats[0], stats[1], stats[2])
+        return out
+
+    def best_quick(self):
+        """``heuristic.best_quick`` of this decision position (the light policy's usual choice)."""
+        if _player(&self.g, &self.s) < 0:
+            raise ValueError("best_quick needs a position where a player is to move")
+        cdef int n = _legal(&self.g, &self.s, _pbuf)
+        return _best_quick(&self.g, &self.s, _player(&self.g, &self.s), _pbuf, n)
+
+    def candidates(self, int k):
+        """The ``k`` best actions here by the cheap ranking, best first (:func:`_prune`: the search's
+        pruning, ``heuristic.candidates``); every legal action when there are at most ``k`` or in a
+        battle."""
+        if _player(&self.g, &self.s) < 0:
+            raise ValueError("candidates needs a position where a player is to move")
+        if not 1 <= k <= _PRUNE_MAX:
+            raise ValueError(f"k must be from 1 to {_PRUNE_MAX}")
+        cdef Gm gm = self.g
+        gm.prune_k = k
+        cdef int n = _legal(&gm, &self.s, _buf)
+        return [_buf[i] for i in range(n)]
+
+    def model_card(self):
+        """The card action the search's tree plays at this card choice with ``card_model``
+        (:func:`_model_card`), or -1 when the card model's card is not in hand (the tree then
+        branches over the cards in hand). ValueError away from a card choice."""
+        if self.s.phase != BATTLE or self.s.b_step not in (A_CARD, D_CARD):
+            raise ValueError("model_card needs a card choice")
+        return _model_card(&self.g, &self.s)
+
+    def policy_action(self, unsigned long long seed):
+        """The action the light rollout policy plays here with this seed (tests)."""
+        cdef uint64_t rng = seed
+        if self.s.phase == OVER:
+            raise ValueError("the game is over")
+        return _policy(&self.g, &self.s, &rng)
 
     def sample_action(self, unsigned long long seed):
         """The action the playout loop would play here with this seed (tests: it is legal, and

@@ -16,7 +16,9 @@ Its use is random playouts in C, for the lab and MCTS rollouts::
 distribution; other random numbers).
 
 :func:`search` is the compiled MCTS (``core/_mcts.pxi``) on this engine, with ``_value`` (the mirror of
-``heuristic.value``) scoring the rollouts it cuts short.
+``heuristic.value``) scoring the rollouts it cuts short; it never reads a battle secret the seat to
+move cannot see (it searches determinizations of ``state.worlds(seat)``), and says so to agents
+(:data:`SEARCHES_HIDDEN_INFORMATION`).
 
 Every option of TRI is supported (``size`` 2 to 12, ``ties``, ``turn_limit``, ``teleport``
 "claim" and "move"); :func:`unsupported` names what the compiled engine cannot play, should a
@@ -26,12 +28,13 @@ future option appear.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Mapping
 from typing import Any
 
 from ludoteca.core.compiled import CompiledView, python_playouts
 from ludoteca.core.errors import IllegalActionError
-from ludoteca.games.tri import BATTLE, Battle, TriGame, TriState
+from ludoteca.games.tri import BATTLE, Battle, TriGame, TriState, heuristic
 
 try:
     from ludoteca.games.tri import _compiled
@@ -164,16 +167,92 @@ def compile_state(state: TriState) -> CompiledState | None:
     return CompiledState.from_state(state)
 
 
-def search(state: TriState, iterations: int, c: float, cap: int, seed: int, evaluate: bool = True) -> int:
+PRUNE = 8
+"""How many of the heuristic's best candidates every decision node of :func:`search` considers by
+default (``mcts``'s ``prune`` for TRI), battle choices apart."""
+
+HEURISTIC_ROLLOUTS = True
+"""Whether :func:`search` rolls out with the light policy (``heuristic.rollout``, in C) by default,
+as ``mcts`` does for TRI (``rollout=heuristic``), rather than with uniformly random actions."""
+
+WORLDS = 8
+"""How many determinizations a search of a hidden position samples (by weight, with replacement):
+the iterations are split evenly among them."""
+
+CARD_MODEL = True
+"""Whether every card choice below the root of :func:`search` plays the card model's card
+(``heuristic.card_choice``: from the chooser's own roll and the public hands) instead of branching:
+on a determinized world a branching choice would see the other side's secret card or roll and
+best-respond to it (a clairvoyant opponent makes every attack look worse than it is)."""
+
+SEARCHES_HIDDEN_INFORMATION = False
+"""Not declared to ``strong``: :func:`search` reads only what the seat to move may know (at a battle's
+card choice it determinizes over ``state.worlds(seat)``), but that determinized search was measured
+weaker than the Python information-set ``mcts`` at card choices (77 card choices of heuristic games
+against a 4,000-iteration ``mcts``: 33-55 agreements for its variants, 67 for ``mcts``; docs/strength.md),
+so ``strong`` plays those moves with the Python ``mcts`` and every other move with :func:`search`."""
+
+
+def search(state: TriState, iterations: int, c: float, cap: int, seed: int, evaluate: bool = True,
+           worlds: int = WORLDS, prune: int = PRUNE, heuristic_rollouts: bool = HEURISTIC_ROLLOUTS,
+           card_model: bool = CARD_MODEL) -> int:
     """The action the compiled MCTS (``core/_mcts.pxi``) plays from ``state`` (a player to move;
-    left unchanged): ``iterations`` UCT simulations with constant ``c``, random rollouts of at most
-    ``cap`` actions scored by the heuristic's evaluation (``heuristic.value``, in C) when cut short
+    left unchanged): ``iterations`` UCT simulations with constant ``c``, rollouts of at most ``cap``
+    actions scored by the heuristic's evaluation (``heuristic.value``, in C) when cut short
     (``evaluate=False``: even shares), seeded by ``seed`` (the same seed, the same action).
+    ``prune`` > 0 limits every decision node to the heuristic's ``prune`` best candidates
+    (``heuristic.candidates``, as ``mcts``'s ``prune``; battle choices keep every card; the root's
+    are computed in Python, the others in C);
+    ``heuristic_rollouts`` plays the rollouts with the light policy (``heuristic.rollout`` in C:
+    a random action a quarter of the time, else the cheap ranking's best, the card model's card);
+    ``card_model`` makes every card choice below the root play the card model's card (:data:`CARD_MODEL`).
     RuntimeError when the compiled engine cannot play this game (:func:`unsupported`); ValueError
-    at a chance node or at the end. The search reads the whole position, battle rolls and chosen
-    cards included: for a fair player pass a position the seat may know (one of
-    ``state.worlds(seat)``, or ``state`` itself when ``worlds`` is None)."""
-    return int(CompiledState.from_state(state)._c.search(iterations, c, cap, seed & 0xFFFFFFFFFFFFFFFF, evaluate))
+    at a chance node or at the end.
+
+    It never reads what the seat to move cannot see. When ``state.worlds(seat)`` is None (no
+    battle secret hidden from the seat) it searches ``state`` itself; otherwise it determinizes
+    (perfect-information Monte Carlo at the root): ``worlds`` worlds drawn by weight (seeded), the
+    iterations split among them, one compiled search per world, the root visits and returns added
+    up per action; the most visited action is played (ties: the better mean, then the smaller id).
+    With ``card_model`` no choice inside a world's tree reads that world's secrets (the card choices
+    below the root follow the card model); without it they are clairvoyant."""
+    seat = state.current_player()
+    hidden = state.worlds(seat) if seat >= 0 else None
+    only = _candidates(state, prune) if seat >= 0 else None
+    if card_model and only is None and seat >= 0:  # the root keeps every choice of its own
+        only = sorted(state.legal_actions())
+    if hidden is None and only is None and not heuristic_rollouts:
+        return int(CompiledState.from_state(state)._c.search(iterations, c, cap, seed & 0xFFFFFFFFFFFFFFFF,
+                                                             evaluate))
+    states, weights = hidden if hidden is not None else ([state], [1.0])
+    rng = random.Random(seed)
+    count = max(1, min(worlds, iterations)) if hidden is not None else 1
+    picks = rng.choices(range(len(states)), weights=weights, k=count)
+    visits: dict[int, int] = {}
+    sums: dict[int, float] = {}
+    for j, k in enumerate(picks):
+        share = iterations // count + (1 if j < iterations % count else 0)
+        world = states[k]
+        assert isinstance(world, TriState)
+        root = CompiledState.from_state(world)._c.search_root(share, c, cap, rng.getrandbits(64), evaluate, only,
+                                                              heuristic_rollouts, card_model, max(0, prune))
+        for action, n, w in root:
+            visits[action] = visits.get(action, 0) + n
+            sums[action] = sums.get(action, 0.0) + w
+    if not visits:  # no simulation asked for: the first action, as the compiled search does
+        return int(only[0] if only else state.legal_actions()[0])
+    return min(visits, key=lambda a: (-visits[a], -(sums[a] / visits[a] if visits[a] else 0.0), a))
+
+
+def _candidates(state: TriState, prune: int) -> list[int] | None:
+    """The root's actions under ``prune`` (the heuristic's best, in ascending order), or None
+    when every legal action stays (no pruning, few actions, or a battle choice)."""
+    if prune <= 0:
+        return None
+    best = heuristic.candidates(state, prune)
+    if len(best) >= len(state.legal_actions()):
+        return None
+    return sorted(best)
 
 
 def playouts(state: TriState, n: int, seed: int) -> list[list[float]]:
