@@ -51,12 +51,13 @@ def chosen() -> dict[str, str]:
 
 
 def ext_modules() -> list[Extension]:
+    sources = chosen()  # first: a misspelled LUDOTECA_EXT stops here, whatever else is missing
     try:
         from Cython.Build import cythonize  # type: ignore[import-not-found]
     except ImportError:  # no Cython: the Python engines only
         print("ludoteca: Cython is not installed; the compiled engines are not built", flush=True)
         return []
-    exts = [Extension(name, [src], optional=True, extra_compile_args=["-O3"]) for name, src in chosen().items()]
+    exts = [Extension(name, [src], optional=True, extra_compile_args=["-O3"]) for name, src in sources.items()]
     try:
         # the generated .c files go to build/ (ignored by git), never next to the .pyx
         built = list(cythonize(exts, build_dir="build/cython", quiet=True, language_level=3))

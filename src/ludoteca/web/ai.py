@@ -37,11 +37,11 @@ LEVEL_INFO: dict[str, str] = {
     "beginner": N_("mostly random moves: a child can beat it"),
     "easy": N_("a good move half of the time, a random one otherwise"),
     "medium": N_("plays sound moves by rules of thumb"),
-    "hard": N_("searches ahead (Monte-Carlo), under a tenth of a second a move"),
-    "expert": N_("strongest: searches twenty times longer than hard"),
+    "hard": N_("searches ahead (Monte-Carlo), a fraction of a second a move"),
+    "expert": N_("strongest: searches many times longer than hard"),
     "random": N_("plays any legal move"),
     "heuristic": N_("plays sound moves by rules of thumb"),
-    "mcts": N_("strongest: searches twenty times longer than hard"),
+    "mcts": N_("strongest: searches many times longer than hard"),
 }
 """A short hint of each level's strength (the older names included), for the lobby."""
 
