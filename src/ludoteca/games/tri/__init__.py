@@ -194,10 +194,7 @@ class TriGame(Game):
     score_name = "units"
     counters = COUNTERS
     agent_defaults = {"mcts": {"iterations": 400, "cap": 10, "rollout": "heuristic", "prune": 8},
-                      "strong": {"iterations": 2000, "c": 0.7, "cap": 10},
-                      # the ladder keeps the Python information-set search: TRI's compiled search was
-                      # measured weaker than mcts (docs/strength.md), and a level promises its rating
-                      "levels": {"hard": "mcts", "expert": "mcts:x3"}}
+                      "strong": {"iterations": 2000, "c": 0.7, "cap": 10}}
     compiled_part = "compiled"
     catalogue_order = 2
     OPTIONS = (
