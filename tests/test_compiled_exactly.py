@@ -14,7 +14,6 @@ False and callers get one warning and the Python engine.
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import random
 import sys
@@ -30,6 +29,8 @@ import ludoteca
 from ludoteca.core.chance import random_action
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.exactly import BANK_OFFSET, MOVE, ExactlyGame, ExactlyState, compiled, heuristic
+from tests.compiled_playthroughs import cases as playthrough_cases
+from tests.compiled_playthroughs import generate as generate_compiled
 
 needs_compiled = pytest.mark.skipif(not compiled.available(),
                                     reason="compiled exactly engine not built (pip install -e .)")
@@ -190,63 +191,18 @@ def test_property_positions_from_json(pos: tuple[ExactlyGame, dict[str, Any]], s
     play_both(py, c, seed)
 
 
-def _generate_compiled(game_name: str, options: dict[str, Any], seed: int, max_actions: int) -> str:
-    """``ludoteca.core.playthrough.generate`` with the compiled engine playing: the positions are
-    the compiled ones (rendered through ``to_state``), the legal actions and the die faces too."""
-    game = _game(**options)
-    rng = random.Random(seed)
-    c = compiled.CompiledState.initial(game)
-    out = [f"game: {game_name}", f"options: {json.dumps(game.record_options(), sort_keys=True)}",
-           f"seed: {seed}", ""]
-    step = 0
-    while True:
-        view = c.to_state()
-        out.append(f"=== step {step}")
-        out.append(f"current_player: {c.current_player()}")
-        out.append(view.render().rstrip())
-        if c.is_terminal():
-            out.append(f"returns: {json.dumps(c.returns())}")
-            break
-        if step >= max_actions:
-            out.append("(stopped: max_actions)")
-            break
-        legal = c.legal_actions()
-        out.append(f"legal_actions: {len(legal)}")
-        if c.is_chance_node():
-            x, acc, action = rng.random(), 0.0, c.chance_outcomes()[-1][0]
-            for a, p in c.chance_outcomes():
-                acc += p
-                if x < acc:
-                    action = a
-                    break
-        else:
-            action = legal[rng.randrange(len(legal))]
-        out.append(f"action: {json.dumps(view.action_to_json(action), sort_keys=True)}")
-        c.apply_action(action)
-        step += 1
-    out.append(f"final: {json.dumps(c.to_json(), sort_keys=True)}")
-    return "\n".join(out) + "\n"
-
-
-def _exactly_playthroughs() -> list[tuple[str, dict[str, Any], int, int]]:
-    sys.path.insert(0, str(Path(__file__).parent.parent))
-    from tests.test_playthroughs import CASES
-
-    return [(stem, options, seed, limit) for stem, game, options, seed, limit in CASES if game == "exactly"]
-
-
 @needs_compiled
-@pytest.mark.parametrize(("stem", "options", "seed", "limit"), _exactly_playthroughs(),
-                         ids=[c[0] for c in _exactly_playthroughs()])
+@pytest.mark.parametrize(("stem", "options", "seed", "limit"), playthrough_cases("exactly"),
+                         ids=[c[0] for c in playthrough_cases("exactly")])
 def test_golden_playthroughs_on_compiled(stem: str, options: dict[str, Any], seed: int, limit: int) -> None:
     expected = (PLAYTHROUGHS / f"{stem}.txt").read_text(encoding="utf-8")
-    assert _generate_compiled("exactly", options, seed, limit) == expected
+    assert generate_compiled("exactly", compiled.CompiledState, options, seed, limit) == expected
 
 
 def test_every_exactly_playthrough_is_replayed() -> None:
     stems = sorted(p.stem for p in PLAYTHROUGHS.glob("exactly_*.txt"))
     assert stems
-    assert stems == sorted(c[0] for c in _exactly_playthroughs())
+    assert stems == sorted(c[0] for c in playthrough_cases("exactly"))
 
 
 @needs_compiled

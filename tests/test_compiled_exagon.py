@@ -13,7 +13,6 @@ Without the extension, or with a set beyond it, callers get one warning and the 
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import random
 import sys
@@ -26,9 +25,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ludoteca
-from ludoteca.core.chance import random_action, sample_outcome
+from ludoteca.core.chance import random_action
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.exagon import ExagonGame, ExagonState, compiled, default_tiles
+from tests.compiled_playthroughs import cases as playthrough_cases
+from tests.compiled_playthroughs import generate as generate_compiled
 
 needs_compiled = pytest.mark.skipif(not compiled.available(),
                                     reason="compiled EXAGON engine not built (see docs/compiled.md)")
@@ -175,58 +176,18 @@ def test_turn_limit_ends(players: int, turn_limit: int) -> None:
         play_both(game, seed)
 
 
-def _generate_compiled(game_name: str, options: dict[str, Any], seed: int, max_actions: int) -> str:
-    """``ludoteca.core.playthrough.generate`` with the compiled engine playing: the positions are
-    the compiled ones (rendered through ``to_state``), the legal actions and the deals too."""
-    game = _game(**options)
-    rng = random.Random(seed)
-    c = compiled.CompiledState.initial(game)
-    out = [f"game: {game_name}", f"options: {json.dumps(game.record_options(), sort_keys=True)}",
-           f"seed: {seed}", ""]
-    step = 0
-    while True:
-        view = c.to_state()
-        out.append(f"=== step {step}")
-        out.append(f"current_player: {c.current_player()}")
-        out.append(view.render().rstrip())
-        if c.is_terminal():
-            out.append(f"returns: {json.dumps(c.returns())}")
-            break
-        if step >= max_actions:
-            out.append("(stopped: max_actions)")
-            break
-        legal = c.legal_actions()
-        out.append(f"legal_actions: {len(legal)}")
-        if c.is_chance_node():
-            action = sample_outcome(c.chance_outcomes(), rng)
-        else:
-            action = legal[rng.randrange(len(legal))]
-        out.append(f"action: {json.dumps(view.action_to_json(action), sort_keys=True)}")
-        c.apply_action(action)
-        step += 1
-    out.append(f"final: {json.dumps(c.to_json(), sort_keys=True)}")
-    return "\n".join(out) + "\n"
-
-
-def _exagon_playthroughs() -> list[tuple[str, dict[str, Any], int, int]]:
-    sys.path.insert(0, str(Path(__file__).parent.parent))
-    from tests.test_playthroughs import CASES
-
-    return [(stem, options, seed, limit) for stem, game, options, seed, limit in CASES if game == "exagon"]
-
-
 @needs_compiled
-@pytest.mark.parametrize(("stem", "options", "seed", "limit"), _exagon_playthroughs(),
-                         ids=[c[0] for c in _exagon_playthroughs()])
+@pytest.mark.parametrize(("stem", "options", "seed", "limit"), playthrough_cases("exagon"),
+                         ids=[c[0] for c in playthrough_cases("exagon")])
 def test_golden_playthroughs_on_compiled(stem: str, options: dict[str, Any], seed: int, limit: int) -> None:
     expected = (PLAYTHROUGHS / f"{stem}.txt").read_text(encoding="utf-8")
-    assert _generate_compiled("exagon", options, seed, limit) == expected
+    assert generate_compiled("exagon", compiled.CompiledState, options, seed, limit) == expected
 
 
 def test_every_exagon_playthrough_is_replayed() -> None:
     stems = sorted(p.stem for p in PLAYTHROUGHS.glob("exagon_*.txt"))
     assert stems
-    assert stems == sorted(c[0] for c in _exagon_playthroughs())
+    assert stems == sorted(c[0] for c in playthrough_cases("exagon"))
 
 
 @needs_compiled

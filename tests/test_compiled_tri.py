@@ -16,7 +16,6 @@ seeded, takes a winning move, and rolls out with ``heuristic.rollout``'s policy,
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import random
 import sys
@@ -32,6 +31,8 @@ import ludoteca
 from ludoteca.core.chance import outcome_at, random_action
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.tri import ACT, BATTLE, DEFAULT_SIZE, INCOME, PLACE, TriGame, TriState, compiled
+from tests.compiled_playthroughs import cases as playthrough_cases
+from tests.compiled_playthroughs import generate as generate_compiled
 
 needs_compiled = pytest.mark.skipif(not compiled.available(),
                                     reason="compiled TRI engine not built (see docs/compiled.md)")
@@ -161,57 +162,17 @@ def test_turn_limit_ends(players: int, turn_limit: int) -> None:
         play_both(game, seed, every=1)
 
 
-def _generate_compiled(game_name: str, options: dict[str, Any], seed: int, max_actions: int) -> str:
-    """``ludoteca.core.playthrough.generate`` with the compiled engine playing: the positions are
-    the compiled ones (rendered through ``to_state``), the legal actions and the chance outcomes too."""
-    game = _game(**options)
-    rng = random.Random(seed)
-    c = compiled.CompiledState.initial(game)
-    out = [f"game: {game_name}", f"options: {json.dumps(game.record_options(), sort_keys=True)}",
-           f"seed: {seed}", ""]
-    step = 0
-    while True:
-        view = c.to_state()
-        out.append(f"=== step {step}")
-        out.append(f"current_player: {c.current_player()}")
-        out.append(view.render().rstrip())
-        if c.is_terminal():
-            out.append(f"returns: {json.dumps(c.returns())}")
-            break
-        if step >= max_actions:
-            out.append("(stopped: max_actions)")
-            break
-        legal = c.legal_actions()
-        out.append(f"legal_actions: {len(legal)}")
-        if c.is_chance_node():
-            action = outcome_at(c.chance_outcomes(), rng.random())
-        else:
-            action = legal[rng.randrange(len(legal))]
-        out.append(f"action: {json.dumps(view.action_to_json(action), sort_keys=True)}")
-        c.apply_action(action)
-        step += 1
-    out.append(f"final: {json.dumps(c.to_json(), sort_keys=True)}")
-    return "\n".join(out) + "\n"
-
-
-def _tri_playthroughs() -> list[tuple[str, dict[str, Any], int, int]]:
-    sys.path.insert(0, str(Path(__file__).parent.parent))
-    from tests.test_playthroughs import CASES
-
-    return [(stem, options, seed, limit) for stem, game, options, seed, limit in CASES if game == "tri"]
-
-
 @needs_compiled
-@pytest.mark.parametrize(("stem", "options", "seed", "limit"), _tri_playthroughs(),
-                         ids=[c[0] for c in _tri_playthroughs()])
+@pytest.mark.parametrize(("stem", "options", "seed", "limit"), playthrough_cases("tri"),
+                         ids=[c[0] for c in playthrough_cases("tri")])
 def test_golden_playthroughs_on_compiled(stem: str, options: dict[str, Any], seed: int, limit: int) -> None:
     expected = (PLAYTHROUGHS / f"{stem}.txt").read_text(encoding="utf-8")
-    assert _generate_compiled("tri", options, seed, limit) == expected
+    assert generate_compiled("tri", compiled.CompiledState, options, seed, limit) == expected
 
 
 def test_every_tri_playthrough_is_replayed() -> None:
     stems = sorted(p.stem for p in PLAYTHROUGHS.glob("tri_*.txt"))
-    assert stems and stems == sorted(c[0] for c in _tri_playthroughs())
+    assert stems and stems == sorted(c[0] for c in playthrough_cases("tri"))
 
 
 @needs_compiled
