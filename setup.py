@@ -28,9 +28,11 @@ class optional_build_ext(build_ext):  # type: ignore[misc]
             print(f"ludoteca: {ext.name} not built ({exc}); the Python engine will be used", flush=True)
 
 
-SOURCES = {f"ludoteca.games.{path.parent.name}._compiled": path.as_posix()
-           for path in sorted(Path("src/ludoteca/games").glob("*/_compiled.pyx"))}
-"""Every compiled extension: its module name and its Cython source."""
+SOURCES = {f"ludoteca.games.{path.parent.name}.{path.stem}": path.as_posix()
+           for pattern in ("*/_compiled.pyx", "*/_solve.pyx")
+           for path in sorted(Path("src/ludoteca/games").glob(pattern))}
+"""Every compiled extension: its module name and its Cython source (a game's engine ``_compiled``,
+and ``_solve`` where a game has an exact solver: ``LUDOTECA_EXT=ludoteca.games.tohm._solve``)."""
 
 
 def chosen() -> dict[str, str]:

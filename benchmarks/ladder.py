@@ -211,6 +211,17 @@ def write_ladder(path: Path, data: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
+def previous(name: str) -> dict[str, Any] | None:
+    """The ``pace`` of the game's shipped ladder.json (ludoteca.agents.pace): the levels' caps are an
+    input of the measurement, not a result, so a new ladder.json keeps them."""
+    try:
+        data = json.loads((GAMES_DIR / name / "ladder.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pace = data.get("pace") if isinstance(data, dict) else None
+    return pace if isinstance(pace, dict) else None
+
+
 def print_table(name: str, data: dict[str, Any]) -> None:
     print(f"\n{game_class(name).title}: {data['games']} games, anchor {ANCHOR[0]} = {ANCHOR[1]}")
     print(f"{'level':<10} {'rating':>7} {'95% interval':>14} {'mu':>8} {'sigma':>6} {'games':>6} "
@@ -314,6 +325,9 @@ def main(argv: list[str] | None = None) -> int:
             "levels": ladder_of(levels, rows[name], args.seed, args.bootstrap),
             "pairings": pairing_scores(pairings, rows[name]),
         }
+        kept = previous(name)  # the game's own tuning of its levels, kept as it is
+        if kept:
+            data["pace"] = kept
         times = timing(rows[name])
         for lv, entry in data["levels"].items():
             data["levels"][lv] = {"spec": specs[name][lv], **entry, **times.get(lv, {})}

@@ -364,13 +364,29 @@ def one_run(args: argparse.Namespace, workers: int | None) -> dict[str, Any]:
             options += ["--database", args.database] if args.database else []
         else:
             database = stack.enter_context(fresh_database(args.database, "ludo_load"))
-            options += ["--database", database, "--redis", args.redis, "--workers", str(workers)]
+            options += ["--database", database, "--redis", args.redis, "--workers", str(workers),
+                        "--bus-secret", os.urandom(16).hex()]  # the workers' shared secret (docs/web.md)
         with server_process(tmp, *options, timeout=60) as (url, proc, _output):
             result = load(args, url.removeprefix("http://"), proc.pid)
     result.update(workers=workers or 1, game=args.game, tables=args.tables, clients=2 * args.tables)
     best = [s for s in result["steps"] if worst_p99(s) <= P99_BAR_MS]
     result["capacity"] = max((s["actions_per_s"] for s in best), default=0.0)
     return result
+
+
+CPU_RATIO_BAR = 1.25
+"""Several workers' bar: the CPU seconds per action of 2 workers (with PostgreSQL and Redis, whose work
+grows with the workers' news) at most 1.25x those of one worker, so a second core adds throughput in
+proportion (docs/web.md, "Several workers")."""
+
+
+def cpu_per_thousand(step: dict[str, Any]) -> dict[str, float]:
+    """CPU seconds per 1,000 actions of the serving parts: the workers, PostgreSQL, Redis, and the three."""
+    n = max(1, step["actions"])
+    cpu = step["cpu_s"]
+    parts = {part: round(1000 * float(cpu[part]) / n, 3) for part in ("server", "postgres", "redis")}
+    parts["serving"] = round(sum(parts.values()), 3)
+    return parts
 
 
 def worst_p99(step: dict[str, Any]) -> float:
@@ -407,6 +423,14 @@ def side_by_side(one: dict[str, Any], two: dict[str, Any]) -> None:
             print(f"  {label:32}{a[key]!s:>12}{b[key]!s:>12}")
         for part in ("server", "clients", "postgres", "redis", "machine"):
             print(f"  {'CPU s ' + part:32}{a['cpu_s'][part]!s:>12}{b['cpu_s'][part]!s:>12}")
+        per = [cpu_per_thousand(step) for step in (a, b)]
+        for part, label in (("server", "workers"), ("postgres", "PostgreSQL"), ("redis", "Redis"),
+                            ("serving", "workers + PostgreSQL + Redis")):
+            print(f"  {'CPU s / 1,000 actions ' + label:32}{per[0][part]!s:>12}{per[1][part]!s:>12}")
+        if per[0]["serving"] and per[1]["serving"]:
+            ratio = per[1]["serving"] / per[0]["serving"]
+            print(f"  CPU per action, 2 workers / 1: {ratio:.2f}x; bar (<= 1.25x): "
+                  f"{'met' if ratio <= CPU_RATIO_BAR else 'NOT met'}")
     print(f"{'games finished':34}{one['games_finished']!s:>12}{two['games_finished']!s:>12}")
     print(f"{'actions/s at p99 <= 50 ms':34}{one['capacity']!s:>12}{two['capacity']!s:>12}")
     if one["capacity"] and two["capacity"]:

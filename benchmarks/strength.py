@@ -5,6 +5,8 @@
         [--clairvoyant] [--duplicate] [--sims-seconds 2] [--json results.jsonl]
     nice python benchmarks/strength.py --games tohm --pairings strong-mcts --n 400 --sims-seconds 0
         --json tohm.jsonl --resume     # a run cut short goes on where it stopped
+    nice python benchmarks/strength.py --games exagon --pairings strong-mcts --option matching=lenient
+        --n 200 --procs 1 --sims-seconds 0 --json lenient.jsonl --resume   # a game option for every game
 
 Every pairing ``A-B`` plays ``--n`` two-player games per game; A sits in seat 0 in even games
 and seat 1 in odd ones (seats rotated). A win scores 1, a shared win 1/2. Chance outcomes
@@ -16,7 +18,11 @@ and roll-off in advance (its search resolves chance nodes with the real future o
 win rate against an opponent bounds what foresight could achieve where luck caps a rate.
 
 Agent specs accept ``NAME=SPEC`` overrides (``--spec mcts=mcts:iterations=300``); per-game
-overrides are ``GAME.NAME=SPEC`` (``--spec exagon.mcts=mcts:iterations=150``).
+overrides are ``GAME.NAME=SPEC`` (``--spec exagon.mcts=mcts:iterations=150``). Game options
+likewise: ``--option NAME=VALUE`` for every game played, ``--option GAME.NAME=VALUE`` for one
+(``--option exagon.matching=lenient``); values are read as on the command line (numbers,
+true/false, null). Each game's record in ``--json`` keeps its options, and ``--resume`` keeps only
+games played with the same ones.
 
 ``strong-mcts`` (issue 15) is the compiled agent against today's ``mcts``, each with its game's
 defaults: the strong agent has "mcts strength" when the 95% interval of its score contains 0.5 or
@@ -39,6 +45,7 @@ from ludoteca.agents import make_agent
 from ludoteca.agents.mcts import DEFAULT_C, MCTSAgent
 from ludoteca.agents.strong import StrongAgent
 from ludoteca.core.chance import outcome_at, sample_chance
+from ludoteca.core.options import parse_option_text
 
 GAMES = ("exactly", "tohm", "tri", "exagon")
 PAIRINGS = ("heuristic-random", "mcts-random", "mcts-heuristic")
@@ -47,11 +54,33 @@ NOT_WEAKER = {"strong-mcts"}
 """Pairings whose bar is "not significantly weaker": the interval's upper end reaches 0.5."""
 
 
-def game_options(name: str) -> dict[str, Any]:
+EXTRA_OPTIONS: dict[str, dict[str, Any]] = {}
+"""``--option`` values per game (set in :func:`main`, inherited by the worker processes through the
+tasks)."""
+
+
+def game_options(name: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     opts: dict[str, Any] = {"players": 2}
     if name == "exagon":
         opts["clock"] = None
+    opts.update(EXTRA_OPTIONS.get(name, {}) if extra is None else extra)
     return opts
+
+
+def parse_game_options(items: list[str], games: list[str]) -> dict[str, dict[str, Any]]:
+    """``NAME=VALUE`` (every game) and ``GAME.NAME=VALUE`` (one game) -> the options of each game."""
+    out: dict[str, dict[str, Any]] = {g: {} for g in games}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--option {item!r}: write NAME=VALUE or GAME.NAME=VALUE")
+        game, dot, name = key.partition(".")
+        targets = [game] if dot else games
+        for g in targets:
+            out.setdefault(g, {})[name if dot else key] = parse_option_text(value)
+    for g, opts in out.items():
+        ludoteca.load_game(g, **game_options(g, opts))  # a bad option stops here, with the game's message
+    return out
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -88,12 +117,12 @@ def build_agent(spec: str, seed: int, game: str, stream: Stream, pos: list[int])
     return make_agent(spec, seed=seed, game=game)
 
 
-def play_one(task: tuple[str, str, str, int, bool]) -> dict[str, Any]:
+def play_one(task: tuple[str, str, str, int, bool, dict[str, Any]]) -> dict[str, Any]:
     """Game ``i`` of ``a`` against ``b``; returns a's score and the time per move of each.
     With ``duplicate``, games ``2k`` and ``2k + 1`` share their chance stream (same deal,
-    same dice) with the seats swapped."""
-    name, a, b, i, duplicate = task
-    game = ludoteca.load_game(name, **game_options(name))
+    same dice) with the seats swapped. ``extra``: the ``--option`` values of the game."""
+    name, a, b, i, duplicate, extra = task
+    game = ludoteca.load_game(name, **game_options(name, extra))
     stream = Stream(1_000_003 * (i // 2 if duplicate else i) + 17)
     pos = [0]
     seats = [a, b] if i % 2 == 0 else [b, a]
@@ -120,7 +149,7 @@ def play_one(task: tuple[str, str, str, int, bool]) -> dict[str, Any]:
         "a_moves": len(times[sa]), "a_time": sum(times[sa]), "a_max": max(times[sa], default=0.0),
         "a_cpu_max": max(cpu[sa], default=0.0),
         "b_moves": len(times[1 - sa]), "b_time": sum(times[1 - sa]), "b_max": max(times[1 - sa], default=0.0),
-        "turns": state.to_json().get("turn"),
+        "turns": state.to_json().get("turn"), **({"options": extra} if extra else {}),
     }
 
 
@@ -215,6 +244,8 @@ def main() -> None:
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument("--pairings", default=",".join(PAIRINGS))
     parser.add_argument("--spec", action="append", default=[], help="NAME=SPEC or GAME.NAME=SPEC")
+    parser.add_argument("--option", action="append", default=[],
+                        help="a game option, NAME=VALUE (every game) or GAME.NAME=VALUE (one game)")
     parser.add_argument("--clairvoyant", action="store_true",
                         help="also play clairvoyant-random and clairvoyant-heuristic")
     parser.add_argument("--sims-seconds", type=float, default=2.0, help="0 to skip the speed test")
@@ -227,6 +258,9 @@ def main() -> None:
     if args.resume and not args.json:
         parser.error("--resume needs --json FILE")
     games = [g for g in args.games.split(",") if g]
+    EXTRA_OPTIONS.update(parse_game_options(args.option, games))
+    if any(EXTRA_OPTIONS.values()):
+        print(f"# options: {json.dumps({g: o for g, o in EXTRA_OPTIONS.items() if o}, sort_keys=True)}", flush=True)
     pairings = [p for p in args.pairings.split(",") if p]
     if args.clairvoyant:
         pairings += ["clairvoyant-random", "clairvoyant-heuristic"]
@@ -254,7 +288,8 @@ def main() -> None:
                 if line.strip():
                     r = json.loads(line)
                     key4 = (r["game"], r["a"], r["b"], r["i"])
-                    if r["i"] < args.n and key4 not in kept:
+                    same_options = r.get("options", {}) == EXTRA_OPTIONS.get(r["game"], {})
+                    if r["i"] < args.n and key4 not in kept and same_options:
                         kept.add(key4)
                         results.setdefault((r["game"], r["a"], r["b"]), []).append(r)
         print(f"# resumed: {len(kept)} games already in {args.json}", flush=True)
@@ -264,7 +299,7 @@ def main() -> None:
             a, b = pairing.split("-")
             for i in range(args.n):
                 if (g, spec_for(g, a), spec_for(g, b), i) not in kept:
-                    tasks.append((g, spec_for(g, a), spec_for(g, b), i, args.duplicate))
+                    tasks.append((g, spec_for(g, a), spec_for(g, b), i, args.duplicate, EXTRA_OPTIONS.get(g, {})))
     _load()  # remember the load average at the start
     out = open(args.json, "a") if args.json else None  # noqa: SIM115
     start = time.perf_counter()

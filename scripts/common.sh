@@ -1,6 +1,8 @@
 # Helpers shared by scripts/test and scripts/start-postgres (sourced, not run).
 # shellcheck shell=bash
 
+# scripts/start-postgres alone: this port and folder unless LUDOTECA_PG_PORT/LUDOTECA_PG_DIR say
+# otherwise (scripts/test picks a free port and a private folder for each run).
 PG_PORT="${LUDOTECA_PG_PORT:-55432}"
 PG_DIR="${LUDOTECA_PG_DIR:-/tmp/ludoteca-pg}"
 APT_LOCK_WAIT="${LUDOTECA_APT_LOCK_WAIT:-600}"   # seconds to wait for another install to finish
@@ -62,4 +64,31 @@ pg_stop() {
   local bin
   bin=$(pg_bin)
   [ -n "$bin" ] && as_pg "$bin/pg_ctl" -D "$PG_DIR" -m fast -w stop >/dev/null
+}
+
+# A free TCP port on 127.0.0.1 (the kernel's pick; the server started next binds it).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# scripts/test: PostgreSQL on a free port with a private folder (mktemp) for this run, unless
+# LUDOTECA_PG_PORT/LUDOTECA_PG_DIR say which; sets and exports them (and PG_PORT, PG_DIR). A folder
+# made here is added to PRIVATE_DIRS (the caller removes them when it ends).
+private_postgres() {
+  if [ -z "${LUDOTECA_PG_DIR:-}" ]; then
+    PG_DIR=$(mktemp -d /tmp/ludoteca-pg.XXXXXX)
+    PRIVATE_DIRS+=("$PG_DIR")
+  fi
+  [ -n "${LUDOTECA_PG_PORT:-}" ] || PG_PORT=$(free_port)
+  export LUDOTECA_PG_DIR="$PG_DIR" LUDOTECA_PG_PORT="$PG_PORT"
+}
+
+# scripts/test: the same for Redis (LUDOTECA_REDIS_PORT, LUDOTECA_REDIS_DIR).
+private_redis() {
+  if [ -z "${LUDOTECA_REDIS_DIR:-}" ]; then
+    LUDOTECA_REDIS_DIR=$(mktemp -d /tmp/ludoteca-redis.XXXXXX)
+    PRIVATE_DIRS+=("$LUDOTECA_REDIS_DIR")
+  fi
+  [ -n "${LUDOTECA_REDIS_PORT:-}" ] || LUDOTECA_REDIS_PORT=$(free_port)
+  export LUDOTECA_REDIS_DIR LUDOTECA_REDIS_PORT
 }

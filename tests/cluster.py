@@ -3,10 +3,12 @@
 - :func:`fresh_database`: a new database on the test PostgreSQL server
   (``LUDOTECA_TEST_POSTGRES_URL``), dropped at the end, so no other test's tables are resumed.
 - :func:`private_redis`: a Redis server of its own (``scripts/start-redis`` with another port and
-  folder), so a test may stop and restart it without disturbing anyone else.
+  folder; it asks for a password, which its URL carries), so a test may stop and restart it
+  without disturbing anyone else.
 - :class:`Worker`: one single-process ``ludoteca serve --database … --redis …`` on a fixed
-  loopback port, with its output in a log file; :meth:`Worker.kill9` sends SIGKILL for real,
-  :meth:`Worker.start` starts it again on the same port.
+  loopback port, with its output in a log file and the cluster's bus secret in its environment
+  (``LUDOTECA_BUS_SECRET``); :meth:`Worker.kill9` sends SIGKILL for real, :meth:`Worker.start`
+  starts it again on the same port.
 - :class:`Cluster`: the workers and a real nginx in front (``ludoteca.web.proxy``), plus what
   the tests ask the database: the lease owner of a table, its stored record.
 - :class:`Player`: a human-like websocket client (a thread) that plays a seat with random
@@ -21,6 +23,7 @@ import json
 import os
 import random
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -65,19 +68,27 @@ def fresh_database(base_url: str) -> contextlib.AbstractContextManager[str]:
 
 
 class Redis:
-    """A private Redis server, started and stopped with the project's scripts."""
+    """A private Redis server, started and stopped with the project's scripts. ``url`` carries its
+    password (``redis://:PASSWORD@127.0.0.1:PORT/0``), the same after a stop and a start."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.port = free_port()
         self.env = {**os.environ, "LUDOTECA_REDIS_PORT": str(self.port), "LUDOTECA_REDIS_DIR": str(folder)}
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.url = ""
 
     def start(self) -> None:
         out = subprocess.run([str(ROOT / "scripts/start-redis")], env=self.env, capture_output=True, text=True,
                              timeout=60)
         assert out.returncode == 0, out.stderr
-        assert out.stdout.strip() == self.url
+        url = out.stdout.strip()
+        assert re.fullmatch(rf"redis://:[0-9a-f]{{32,}}@127\.0\.0\.1:{self.port}/0", url), url
+        assert self.url in ("", url), "the password changed across a restart"
+        self.url = url
+
+    @property
+    def password(self) -> str:
+        return self.url.split("://:", 1)[1].split("@", 1)[0]
 
     def stop(self) -> None:
         subprocess.run([str(ROOT / "scripts/stop-redis")], env=self.env, check=True, timeout=30)
@@ -96,9 +107,10 @@ def private_redis(folder: Path) -> Iterator[Redis]:
 # --- workers ----------------------------------------------------------------------------------
 
 class Worker:
-    """One ``ludoteca serve`` process (a single worker) on a fixed port."""
+    """One ``ludoteca serve`` process (a single worker) on a fixed port; ``secret``: the bus secret
+    it shares with the other workers (given through ``LUDOTECA_BUS_SECRET``)."""
 
-    def __init__(self, name: str, folder: Path, database: str, redis: str, *options: str) -> None:
+    def __init__(self, name: str, folder: Path, database: str, redis: str, *options: str, secret: str) -> None:
         self.name = name
         self.folder = folder
         self.port = free_port()
@@ -107,6 +119,7 @@ class Worker:
         self.ws_base = f"ws://{self.address}"
         self.cmd = [sys.executable, "-m", "ludoteca.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
                     "--data-dir", str(folder), "--database", database, "--redis", redis, *options]
+        self.env = {**os.environ, "LUDOTECA_BUS_SECRET": secret}
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
         self.ident: str | None = None
@@ -123,7 +136,7 @@ class Worker:
         with self.log.open("a") as out:
             out.write(f"\n--- start {self.starts} ---\n")
             out.flush()
-            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT, cwd=str(ROOT))
+            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT, cwd=str(ROOT), env=self.env)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -197,8 +210,9 @@ class Cluster:
         self.folder = folder
         self.database = stack.enter_context(fresh_database(POSTGRES_URL))
         self.redis = stack.enter_context(private_redis(folder / "redis"))
-        self.workers = [Worker(f"w{i + 1}", folder / f"w{i + 1}", self.database, self.redis.url, *options)
-                        for i in range(n)]
+        self.bus_secret = secrets.token_urlsafe(24)
+        self.workers = [Worker(f"w{i + 1}", folder / f"w{i + 1}", self.database, self.redis.url, *options,
+                               secret=self.bus_secret) for i in range(n)]
         for w in self.workers:
             stack.callback(w.stop)
             w.start()

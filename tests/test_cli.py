@@ -99,7 +99,7 @@ def test_rules_prints_the_summary_every_option_and_where_the_full_rules_are(name
     summary = (game_class(name).__doc__ or "").strip().splitlines()[0]
     assert out.stdout.startswith(summary)
     for option in RULES_OPTIONS[name]:
-        assert f"\n  {option} (default " in out.stdout
+        assert f"--option {option}=" in out.stdout  # each option by its words, then what to type
     page = f"docs/rules/{name}.md"
     assert page in out.stdout
     assert (Path(__file__).resolve().parents[1] / page).is_file()
@@ -163,10 +163,10 @@ def test_replay_tells_each_actions_events_in_words(tmp_path: Path) -> None:
     assert run("random", "exactly", "--players", "2", "--seed", "4", "--quiet", "--record", str(rec)).returncode == 0
     out = run("replay", str(rec))
     assert out.returncode == 0, out.stderr
-    assert "a euro for player(s)" in out.stdout and "a new round" in out.stdout
-    assert out.stdout.count("a euro for player(s)") >= 3
+    assert "exactly 100 cents, one euro more" in out.stdout and "a new round" in out.stdout
+    assert out.stdout.count("exactly 100 cents, one euro more") >= 3
     final = run("replay", str(rec), "--final")
-    assert "--- step" not in final.stdout and "a euro" not in final.stdout
+    assert "--- step" not in final.stdout and "one euro" not in final.stdout
 
 
 def test_clock_is_refused_for_a_game_without_one_by_the_games_own_fact() -> None:
@@ -180,6 +180,7 @@ def test_clock_is_refused_for_a_game_without_one_by_the_games_own_fact() -> None
             with pytest.raises(UsageError, match=r"--clock is for .* only"):
                 clock_options(name, 30)
             assert clock_options(name, None) == []
-        else:  # the terminal plays without a clock unless --clock is given
-            assert clock_options(name, None) == [f"{option}=null"]
+        else:  # the rules' own clock unless --clock is given; --clock none plays without
+            assert clock_options(name, None) == []
+            assert clock_options(name, "none") == [f"{option}=null"]
             assert clock_options(name, 30) == [f"{option}=30"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ import pytest
 
 from ludoteca import cli, i18n
 from ludoteca.core import i18n as hook
+from ludoteca.registry import GAMES
 
 MAIN = "import sys; from ludoteca.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -161,3 +163,43 @@ def test_every_help_text_of_the_terminal_commands_has_italian(monkeypatch: pytes
     italian = _helps(cli.build_parser())
     same = [k for k, v in english.items() if italian.get(k) == v and not k.startswith("serve ")]
     assert not same, same
+
+
+def english_phrases() -> dict[str, str]:
+    """The literal parts (two words or more, placeholders cut out) of every message of the terminal
+    catalogue whose Italian differs, each with its message: none may reach an Italian player."""
+    table = i18n.translations("it")
+    out: dict[str, str] = {}
+    for msgid, msgstr in table.items():
+        if msgid == msgstr:
+            continue
+        for part in re.split(r"\{[^}]*\}", msgid):
+            for piece in part.split("\n"):
+                piece = piece.strip(" .,;:()'\"—-→!?")
+                if len(re.findall(r"[A-Za-z]+", piece)) >= 2 and piece not in msgstr:
+                    out[piece] = msgid
+    return out
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_game_played_in_italian_shows_no_english_of_the_terminal_catalogue(name: str) -> None:
+    """A whole game between two AIs (every log line, the boards, the end), then a person's prompt
+    with help, a hint, a wrong move, the moves again and undo, all with ``--lang it``."""
+    whole = ludoteca("play", name, "--seats", "random,random", "--seed", "1", "--lang", "it")
+    assert whole.returncode == 0, whole.stderr
+    assert "Partita finita (" in whole.stdout and "IA casuale 1" in whole.stdout
+    person = ludoteca("play", name, "--seats", "human,easy", "--seed", "1", "--lang", "it",
+                      stdin="help\nhint\nnonsense\n999\nmoves\nundo\nquit\n")
+    assert person.stderr == ""
+    assert "Tu (A)" in person.stdout and "IA facile" in person.stdout
+    shown = whole.stdout + person.stdout
+    leaks = {phrase: msgid for phrase, msgid in english_phrases().items() if phrase in shown}
+    assert not leaks, leaks
+    for english in ("player ", "giocatore 0", "giocatore 1", "chance:", "caso:", "(heuristic)", "human"):
+        assert english not in shown, english
+
+
+def test_the_catalogue_check_finds_an_english_sentence() -> None:
+    phrases = english_phrases()
+    assert phrases["Type one of the moves shown under the board, or 'help"].startswith("Type one of the moves")
+    assert phrases["the hourglass starts"] == "{seat}: the hourglass starts, {time_left:.0f} s"

@@ -1,7 +1,8 @@
 """The compiled exactly engine (``ludoteca.games.exactly.compiled``) plays exactly the Python engine.
 
 Differential: thousands of seeded random games per player count (2 to 6), and games under every
-option (``start_coin`` round / game / never, any ``turn_limit``) and from random positions read from
+option (``start_coin`` round / game / never, any ``turn_limit``, any target, euros to win, cap and
+die) and from random positions read from
 JSON (piles above the 150-cent cap, a pile already at 100, roll-offs under way); at every step the
 same current player, legal actions (same ids, same order), chance outcomes with probabilities,
 position and, at the end, returns and lab counters. Every golden playthrough of exactly is
@@ -129,6 +130,37 @@ def test_property_options(seed: int, players: int, start_coin: Any, turn_limit: 
     game = _game(players=players, start_coin=start_coin, turn_limit=turn_limit)
     assert compiled.supports(game)
     play_both_from_start(game, seed, checked=seed % 2 == 0)
+
+
+@st.composite
+def rulebook_options(draw: st.DrawFn) -> dict[str, Any]:
+    """Any of the rulebook's numbers as a designer sets them: target, euros to win, cap, the die."""
+    players = draw(st.integers(2, 6))
+    die = draw(st.lists(st.integers(0, 3), min_size=6, max_size=6).filter(lambda d: sum(1 for k in d if k) >= 2))
+    names = ("die_zero", "die_question", "die_50", "die_20", "die_10", "die_5")
+    return {"players": players, "target": 5 * draw(st.integers(1, 60)),
+            "euros_to_win": draw(st.integers(1, (15 - 2) // players + 1)),
+            "cap": draw(st.sampled_from([0, 45, 100, 150, 300, 850])), **dict(zip(names, die, strict=True)),
+            "start_coin": draw(st.sampled_from(["round", "game", "never"])), "turn_limit": draw(st.integers(1, 300))}
+
+
+@needs_compiled
+@given(options=rulebook_options(), seed=st.integers(0, 2**32))
+@settings(max_examples=300, deadline=None)
+def test_property_rulebook_options(options: dict[str, Any], seed: int) -> None:
+    """The rulebook's numbers as options (target, euros to win, cap, the die's faces): both engines
+    play them alike, step for step, chance probabilities included, and evaluate alike."""
+    game = _game(**options)
+    assert compiled.supports(game)
+    play_both_from_start(game, seed, checked=seed % 2 == 0)
+    rng = random.Random(seed)
+    py = game.new_initial_state()
+    for _ in range(60):
+        if py.is_terminal():
+            break
+        got = compiled.CompiledState.from_state(py).value()
+        assert all(abs(a - b) < 1e-9 for a, b in zip(got, heuristic.value(py), strict=True))
+        py.apply_unchecked(random_action(py, rng))
 
 
 @needs_compiled

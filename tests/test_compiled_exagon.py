@@ -1,8 +1,9 @@
 """The compiled EXAGON engine (``ludoteca.games.exagon.compiled``) plays exactly the Python engine.
 
 Differential: thousands of seeded random games per player count (the default game: a 60 s clock),
-and games under every other option (no clock, other clocks, tournaments, turn limits, designers'
-tile sets of any size the compiled engine takes, with tiles set aside or a table tile); at every
+and games under every other option (no clock, other clocks and carry caps, lenient matching,
+tournaments, turn limits, designers' tile sets of any size the compiled engine takes, with tiles
+set aside or a table tile); at every
 step the same current player, legal actions (same ids, same order), chance outcomes and
 probabilities, position and, at the end, returns and lab counters. Every golden playthrough of
 EXAGON is regenerated on the compiled engine, text for text. The C playout loop plays legal
@@ -136,17 +137,60 @@ def tile_sets(draw: Any, players: int) -> list[dict[str, Any]]:
 @needs_compiled
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 5), clock=st.sampled_from([None, 60, 0.25, 7.5]),
        tournament=st.booleans(), turn_limit=st.integers(1, 120), tournament_games=st.sampled_from([1, 2, 5, 1000]),
-       data=st.data())
-@settings(max_examples=50, deadline=None)
+       matching=st.sampled_from(["strict", "lenient"]), data=st.data())
+@settings(max_examples=60, deadline=None)
 def test_property_options(seed: int, players: int, clock: float | None, tournament: bool, turn_limit: int,
-                          tournament_games: int, data: Any) -> None:
-    """Every option: the clock, tournaments (and their bound on games), turn limits and designers'
-    tile sets (2 to 40 tiles)."""
+                          tournament_games: int, matching: str, data: Any) -> None:
+    """Every option: the clock (and its carry_cap), tournaments (and their bound on games), turn
+    limits, matching and designers' tile sets (2 to 40 tiles)."""
     tiles = data.draw(st.one_of(st.none(), tile_sets(players)))
+    cap = data.draw(st.sampled_from(["default", None, 0, 0.1, 30]))
+    extra = {} if cap == "default" else {"carry_cap": cap}
     game = _game(players=players, clock=clock, tournament=tournament, turn_limit=turn_limit, tiles=tiles,
-                 tournament_games=tournament_games)
+                 tournament_games=tournament_games, matching=matching, **extra)
     assert compiled.supports(game)
     play_both(game, seed, json_every=5)
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("options", [{"matching": "lenient"}, {"matching": "lenient", "clock": None},
+                                     {"matching": "lenient", "tournament": True, "clock": None},
+                                     {"matching": "lenient", "carry_cap": None}])
+def test_lenient_games(players: int, options: dict[str, Any]) -> None:
+    """``matching="lenient"``: the open cells keep what fits any neighbour, connections are counted
+    per tile and rotation (the matching sides); seeded games equal step by step."""
+    game = _game(players=players, **options)
+    for seed in range(40):
+        play_both(game, seed, full_json=seed % 4 == 0, checked=seed % 10 == 0)
+
+
+@needs_compiled
+@pytest.mark.parametrize("options", [{"carry_cap": 2}, {"carry_cap": None}, {"carry_cap": 0, "matching": "lenient"},
+                                     {"clock": 5, "carry_cap": 1.5, "tournament": True}])
+def test_the_carry_cap_is_mirrored(options: dict[str, Any]) -> None:
+    """Time spent and carried under every cap: the capped carry, the next turn's time_left and the
+    timeout, equal on both engines."""
+    game = _game(players=3, **options)
+    rng = random.Random(9)
+    py = game.new_initial_state()
+    c = compiled.CompiledState.initial(game)
+    capped = 0
+    for step in range(1500):
+        if py.is_terminal():
+            break
+        left = py.time_left()
+        action = game.timeout_action if left is not None and step % 13 == 0 else random_action(py, rng)
+        elapsed = None if left is None else rng.choice([0.0, min(0.25, left), min(1.75, left)])
+        py.apply_action(action, elapsed=elapsed)
+        c.apply_action(action, elapsed=elapsed)
+        got = py.to_json()
+        assert c.to_json() == got, step
+        cap = game.carry_cap
+        if got["carry"] is not None and cap is not None:
+            assert got["carry"] <= cap
+            capped += got["carry"] == cap
+    assert capped or game.carry_cap is None
 
 
 @needs_compiled
@@ -192,7 +236,8 @@ def test_every_exagon_playthrough_is_replayed() -> None:
 
 @needs_compiled
 @pytest.mark.parametrize(("players", "options"), [(2, {}), (3, {"tournament": True}), (4, {"clock": None}),
-                                                  (5, {"tiles": default_tiles()[:13]})])
+                                                  (5, {"tiles": default_tiles()[:13]}),
+                                                  (3, {"matching": "lenient", "carry_cap": 12})])
 def test_positions_round_trip_mid_game(players: int, options: dict[str, Any]) -> None:
     """A Python position (from JSON or a state) compiled and back is the same; play goes on equal."""
     game = _game(players=players, **options)
@@ -465,6 +510,18 @@ def test_the_compiled_evaluation_is_the_heuristics(players: int, tournament: boo
 
 
 @needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_compiled_evaluation_is_the_heuristics_when_lenient(players: int) -> None:
+    """The same under ``matching="lenient"``, where a placement's connections are its matching
+    sides (counted per tile and rotation in C as in the state's ``links``)."""
+    positions = 0
+    for seed in range(12):
+        game = _game(players=players, matching="lenient", tournament=seed % 3 == 0, clock=None if seed % 2 else 60)
+        positions += _value_and_greedy_agree(game, seed, json_every=7)
+    assert positions > 500
+
+
+@needs_compiled
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 5), turn_limit=st.integers(1, 120), data=st.data())
 @settings(max_examples=40, deadline=None)
 def test_property_the_compiled_evaluation_on_any_set(seed: int, players: int, turn_limit: int, data: Any) -> None:
@@ -501,7 +558,8 @@ def _decisions(game: ExagonGame, games: int, seed: int) -> list[ExagonState]:
 
 @needs_compiled
 @pytest.mark.parametrize("options", [{"players": 2, "clock": None}, {"players": 3}, {"players": 5, "clock": 7.5},
-                                     {"players": 2, "tournament": True, "clock": None}])
+                                     {"players": 2, "tournament": True, "clock": None},
+                                     {"players": 3, "matching": "lenient", "clock": None}])
 def test_the_search_plays_legal_actions_and_leaves_the_position_alone(options: dict[str, Any]) -> None:
     game = _game(**options)
     positions = _decisions(game, 1, seed=4)

@@ -1229,8 +1229,10 @@ def test_events_of_a_turn_placements_bonuses_stop() -> None:
     events = s.apply_json(place(0, (0, 0), 0, elapsed=15))
     assert kinds(events) == ["move", "placed", "bonus_earned"]
     assert dict(events[0].data) == {"seat": 0, "action": place(0, (0, 0), 0)}
-    assert find(events, "placed") == {"seat": 0, "tile": 0, "at": [0, 0], "rot": 0, "connections": 3,
-                                      "opening": False}
+    placed = find(events, "placed")
+    assert placed == {"seat": 0, "tile": 0, "at": [0, 0], "rot": 0, "connections": 3, "opening": False,
+                      "next_to": placed["next_to"]}
+    assert len(placed["next_to"]) == 3  # the three tiles it touches, by id (the log names them)
     assert find(events, "bonus_earned") == {"seat": 0, "count": 1}
     events = s.apply_json({"stop": True, "elapsed": 5})
     assert kinds(events) == ["move", "stop", "bonuses_lost", "hourglass"]

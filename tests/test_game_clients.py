@@ -7,7 +7,7 @@ announcements, lastMoveCells), in English and in Italian (the merged catalog the
 - every text of every event, action and phase is a full sentence: no "undefined", no "{name}" left;
 - every Italian text of the client is translated (games/<name>/locale/it.po) with the same fields;
 - every announced kind of event is announced, and in Italian in Italian words;
-- the log writes cells, triangles and tiles as the terminal does (``State.action_to_string``);
+- the log names cells and triangles as the board labels them, never by coordinates;
 - ``lastMoveCells`` names what the last move touched, as the board names it.
 
 Skipped without ``node`` (Debian's nodejs).
@@ -215,20 +215,35 @@ def test_every_announced_kind_is_announced(game: str, games: dict[str, dict[str,
     assert len(seen) >= 2, f"{game}: the seeded game announces too little ({seen})"
 
 
-def test_log_coordinates_are_the_terminals(games: dict[str, dict[str, Any]], texts: dict[str, dict[str, Any]]) -> None:
-    """A move's log line holds the cell, triangle or place the terminal writes (action_to_string)."""
-    coordinate = {"tohm": re.compile(r"\d+,\d+"), "tri": re.compile(r"\d+,\d+,[NESW]"),
-                  "exagon": re.compile(r"-?\d+,-?\d+")}
-    for game, pattern in coordinate.items():
-        checked = 0
-        for entry, string, en in zip(games[game]["entries"], games[game]["strings"], texts["en"][game]["entries"],
-                                     strict=True):
-            if entry["seat"] is None:
-                continue
-            for where in pattern.findall(string):
-                assert where in en["text"], (game, string, en["text"])
+def test_log_names_places_as_the_board_labels_them(games: dict[str, dict[str, Any]],
+                                                  texts: dict[str, dict[str, Any]]) -> None:
+    """A move's log line names its cell or triangle by the board's labels (column letter, row number:
+    "B3"; a triangle by its side), never by the terminal's coordinates or EXAGON's axial places."""
+    def square(r: int, c: int) -> str:
+        return f"{chr(65 + c)}{r + 1}"
+
+    coordinate = re.compile(r"-?\d+,-?\d+")  # "2,0" or "-3,1" (a list of tiles is "14, 21")
+    sides = {"N": "top", "E": "right", "S": "bottom", "W": "left"}
+    checked = 0
+    for game in ("tohm", "tri", "exagon"):
+        for entry, en, it in zip(games[game]["entries"], texts["en"][game]["entries"], texts["it"][game]["entries"],
+                                 strict=True):
+            assert not coordinate.search(en["text"]) and not coordinate.search(it["text"]), (game, en["text"])
+            a = entry["action"]
+            if game == "tohm" and "place" in a:
+                assert f"on {square(*a['place'])}" in en["text"], en["text"]
                 checked += 1
-        assert checked > 10, game
+            if game == "tri":
+                for kind in ("place", "expand", "attack"):
+                    if kind in a:
+                        r, c, d = a[kind]
+                        assert f"{sides[d]} triangle of {square(r, c)}" in en["text"], en["text"]
+                        checked += 1
+            if game == "exagon" and "place" in a:
+                assert f"tile {a['place']['tile']}" in en["text"] and "rotation" not in en["text"], en["text"]
+                assert "side" in en["text"] or "middle" in en["text"], en["text"]
+                checked += 1
+    assert checked > 30
 
 
 def test_last_move_cells_name_what_the_move_touched(games: dict[str, dict[str, Any]],

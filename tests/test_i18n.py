@@ -87,9 +87,9 @@ def test_event_texts_of_a_games_board_are_translated_when_shown() -> None:
 
     event = Event("pass", {"seat": 1})
     view = event.view(None, everything=True) or {}
-    assert event_text(view, board.TEXTS) == "player 1 passes"
+    assert event_text(view, board.TEXTS) == "player 1: nothing possible with this die, the turn passes"
     i18n.use_language("it", {})
-    assert event_text(view, board.TEXTS) == "il giocatore 1 passa"
+    assert event_text(view, board.TEXTS) == "giocatore 1: niente da fare con questo dado, il turno passa"
     assert event_text({"kind": "pass", "secret": True}, board.TEXTS) == "pass (segreto)"
 
 

@@ -115,8 +115,7 @@ def test_each_game_has_a_catalog_of_its_options_labels_and_help() -> None:
 
     for name in GAMES:
         ids = {m.id for m in i18n.extract_game_options(name) if m.id}
-        assert ids == {text for option in game_class(name).OPTIONS
-                       for text in (option.doc, i18n.option_label(option.name))}
+        assert ids == {text for option in game_class(name).OPTIONS for text in option.texts()}
 
 
 # --- the served catalog ---------------------------------------------------------------------------------
@@ -149,7 +148,7 @@ def test_the_catalog_answers_304_to_a_browser_that_has_it(client: TestClient) ->
 
 
 def test_english_has_no_messages_and_another_language_is_not_found(client: TestClient) -> None:
-    assert client.get("/i18n/en.json").json() == {"lang": "en", "messages": {}}
+    assert client.get("/i18n/en.json").json() == {"lang": "en", "messages": {}, "plural": "(n != 1)", "plurals": {}}
     res = client.get("/i18n/fr.json")
     assert res.status_code == 404
     assert res.json()["code"] == "not_found" and "fr" in res.json()["message"]

@@ -15,7 +15,8 @@ from ludoteca.core.game import Counter
 from ludoteca.lab import stats
 from ludoteca.lab.metrics import summarise, summarise_variant
 from ludoteca.lab.plan import build_spec
-from ludoteca.lab.report import every_kth_game, ordinal, plural, print_tables, render_html
+from ludoteca.lab.report import every_kth_game, ordinal, plural, print_tables
+from ludoteca.lab.report_html import render_html
 from ludoteca.lab.runner import RunSpec, execute
 
 pytest.importorskip("matplotlib")
@@ -148,9 +149,21 @@ def test_sweep_warns_about_multiple_comparisons(tmp_path: Path, capsys: pytest.C
     rows = collect(spec, 10)
     summary = summarise(spec, rows, 10)
     mc = summary["multiple_comparisons"]
-    tested = [r for c in summary["comparisons"] for r in c["rows"]]
+    # the family: every tested row but the repeats of another row's test and the constant ones
+    tested = [r for c in summary["comparisons"] for r in c["rows"] if r["p_value"] is not None
+              and "same_as" not in r]
     assert mc["method"] == "Holm" and mc["tests"] == len(tested)
     assert [r["p_holm"] for r in tested] == pytest.approx(stats.holm([r["p_value"] for r in tested]))
+    for comp in summary["comparisons"]:
+        rows_by = {r["measure"]: r for r in comp["rows"]}
+        # two players, no rotation: the first player is seat 0, and seat 1 wins what seat 0 does not
+        assert rows_by["seat 0 win rate"]["same_as"] == "first player win rate"
+        assert rows_by["seat 1 win rate"]["same_as"] == "first player win rate"
+        assert rows_by["seat 1 win rate"]["p_holm"] == rows_by["first player win rate"]["p_holm"]
+        for r in comp["rows"]:
+            if r["constant"]:
+                assert r["p_value"] is None and "p_holm" not in r
+        assert comp["conclusion"]["measure"] == "first player win rate"
     html = render_html(summary, rows)
     assert "Multiple comparisons" in html and "Holm" in html and "by chance" in html
     from rich.console import Console
@@ -159,6 +172,31 @@ def test_sweep_warns_about_multiple_comparisons(tmp_path: Path, capsys: pytest.C
     print_tables(summary, console)
     text = console.export_text()
     assert f"this sweep ran {len(tested)} tests" in text and "Holm" in text
+
+
+def test_a_difference_gets_its_interval_and_a_sentence_a_designer_can_act_on() -> None:
+    """Hand-computed: 60/100 against 45/100 games: a difference of +15 points, standard error
+    sqrt(0.6 * 0.4 / 100 + 0.45 * 0.55 / 100) = 0.069821, interval +15 ± 1.96 × 6.9821 points =
+    [+1.32, +28.68]; the minimum detectable effect at 80% power: 2.8016 × 6.9821 = 19.56 points."""
+    from ludoteca.lab.metrics import _proportion_row, adjust_for_multiple_comparisons
+    from ludoteca.lab.report import conclusion_sentence
+
+    row = _proportion_row("first player win rate", 60, 100, 45, 100)
+    assert row["diff"] == pytest.approx(0.15)
+    assert row["ci"] == pytest.approx([0.15 - 1.959964 * 0.0698212, 0.15 + 1.959964 * 0.0698212], abs=1e-5)
+    comp = {"variant": "layout=mine", "baseline": "default", "rows": [row]}
+    adjust_for_multiple_comparisons([comp])
+    assert comp["conclusion"]["verdict"] == "changes"  # p = 0.034, alone in its family
+    assert comp["conclusion"]["mde"] == pytest.approx(2.801585 * 0.0698212, abs=1e-5)
+    assert conclusion_sentence(comp) == (
+        "layout=mine changes the first player's win rate by +15.0 points [+1.3, +28.7] against default "
+        "(significant after Holm's adjustment). With these games this comparison detects a change of about 19.6 "
+        "points (80% power at 5%).")
+    same = _proportion_row("first player win rate", 52, 100, 53, 100)
+    comp = {"variant": "layout=mine", "baseline": "default", "rows": [same]}
+    adjust_for_multiple_comparisons([comp])
+    assert conclusion_sentence(comp).startswith(
+        "No evidence that layout=mine changes the first player's win rate against default: -1.0 points [-14.8, +12.8].")
 
 
 # --- readable text ------------------------------------------------------------------------------------

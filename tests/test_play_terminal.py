@@ -11,7 +11,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-PROMPT = r"player (\d)[^\n>]*> "
+PROMPT = r"\(([A-F])\)[^\n>]*> "
+"""The prompt names the player to move and shows their mark: ``You (A) > ``, ``Player 2 (B) ⏳ 42 s > ``."""
 
 
 LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
@@ -112,7 +113,16 @@ def test_hint_names_a_legal_move() -> None:
     child = spawn("exactly", "--seats", "human,random", "--seed", "2", "--hint-agent", "random")
     child.expect(PROMPT)
     child.sendline("hint")
-    child.expect(r"hint \(random\): .*\(#\d+\)")
+    child.expect(r"Hint: #\d+ — ")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
+def test_players_are_called_by_the_names_given_and_the_ai_by_its_level() -> None:
+    child = spawn("tohm", "--seats", "human,random", "--seed", "3", "--names", "Ada")
+    child.expect("TOHM — A Ada, B Random AI")
+    child.expect(r"Ada \(A\)[^\n>]*> ")
+    assert "to move: A (Ada)" in child.before and "Random AI: tokens in supply" in child.before
     child.sendline("quit")
     child.expect(pexpect.EOF)
 
@@ -124,7 +134,7 @@ def test_hot_seat_two_humans_take_turns() -> None:
         child.expect(PROMPT)
         seen.add(child.match.group(1))
         child.sendline("1")
-    assert seen == {"0", "1"}
+    assert seen == {"A", "B"}
     child.sendline("quit")
 
 
@@ -136,6 +146,7 @@ def test_hot_seat_two_humans_take_turns() -> None:
         (["chess"], "unknown game 'chess'"),
         (["tohm", "--clock", "30"], "EXAGON only"),
         (["--load", "/no/such/file.json"], "cannot read"),
+        (["tohm", "--seats", "human,random", "--names", "Ada,Bo,Cy"], "3 names given for 2 seats"),
     ],
 )
 def test_bad_arguments(args: list[str], message: str) -> None:
@@ -147,24 +158,51 @@ def test_bad_arguments(args: list[str], message: str) -> None:
     assert "Traceback" not in child.before
 
 
-def test_exagon_hourglass_ends_the_turn_when_it_runs_out() -> None:
-    child = spawn("exagon", "--seats", "human,random", "--seed", "1", "--clock", "2")
+def test_a_clocked_games_hourglass_ends_the_turn_when_it_runs_out_on_a_real_terminal() -> None:
+    from ludoteca.registry import GAMES, game_class
+
+    clocked = [n for n in GAMES if game_class(n).clock_option is not None]
+    assert clocked
+    child = spawn(clocked[0], "--seats", "human,random", "--seed", "1", "--clock", "2")
+    child.expect("hourglass: 2 s a turn")
     # Opening steps have no clock: play until a prompt shows the hourglass, then wait it out.
     for _ in range(50):
         child.expect(PROMPT)
         if "⏳" in child.after:
             break
-        child.sendline("1")
+        fits = re.findall(r"\b([a-z]{1,2})→(\d+)", child.before)
+        child.sendline("".join(fits[0]) if fits else "1")
     else:
         pytest.fail("no clocked turn for the human")
     child.expect("The hourglass ran out", timeout=15)
     child.sendline("quit")
 
 
+@pytest.mark.parametrize(("clock", "said"), [(None, "hourglass: 60 s a turn (--clock none: without)"),
+                                             ("none", "no hourglass (--clock SECONDS: with one)")])
+def test_the_hourglass_is_on_by_default_as_the_rules_say_and_clock_none_turns_it_off(clock: str | None,
+                                                                                     said: str) -> None:
+    from ludoteca.registry import GAMES, game_class
+
+    for name in (n for n in GAMES if game_class(n).clock_option is not None):
+        # RULES.md EXAGON, Hourglass: clock defaults to 60 s; null for no clock.
+        child = spawn(name, "--seats", "human,random", "--seed", "1", *(["--clock", clock] if clock else []))
+        child.expect(re.escape(said))
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+
+
+def test_a_bad_clock_is_refused_with_a_clear_message() -> None:
+    child = spawn("tohm", "--clock", "soon")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2 and "--clock takes a number of seconds above 0, or none" in child.before
+
+
 # --- secrets: each seat sees only what state.observation(seat) allows ------------------------
 
-ATTACK = re.compile(r"(\d+)\) atk ")
-SHOWN_ROLL = re.compile(r"chance: roll \d")
+ATTACK = re.compile(r"(\d+)\) attack \d")
+SHOWN_ROLL = re.compile(r"  die: \d")
 
 
 def legal_part(screen: str) -> str:
@@ -178,7 +216,7 @@ def answer_until_attack(child: pexpect.spawn, limit: int = 150) -> str:
         found = ATTACK.search(legal_part(child.before))
         if found:
             child.sendline(found.group(1))
-            return child.match.group(1)
+            return str(child.match.group(1))
         child.sendline("1")
     raise AssertionError("no attack became possible")
 
@@ -189,20 +227,20 @@ def test_tri_human_attacker_sees_neither_the_defenders_roll_nor_the_ai_card_befo
     # are revealed. The human attacks: before the human's card choice the screen shows the human's
     # own roll, and neither the defender's roll nor the AI's card.
     child = spawn("tri", "--seats", "human,heuristic", "--seed", "1")
-    assert answer_until_attack(child) == "0"
+    assert answer_until_attack(child) == "A"
     child.expect(PROMPT)
     screen = child.before
-    assert re.search(r"1\) card 0", legal_part(screen))  # the human's card choice
+    assert re.search(r"1\) card \+0", legal_part(screen))  # the human's card choice
     assert len(SHOWN_ROLL.findall(screen)) == 1  # the attacker's own roll only
-    assert "chance: roll (secret)" in screen
+    assert "  roll (secret)" in screen
     assert re.search(r"rolls \d vs \?", screen)
     assert "None" not in screen
-    assert "(heuristic): card" not in screen
+    assert "Simple AI: card" not in screen
     child.sendline("1")
     # The defender's card completes the battle: it is shown with the now revealed roll.
-    child.expect(r"player 1 \(heuristic\): card (\d)")
+    child.expect(r"B Simple AI: card \+(\d)")
     ai_card = int(child.match.group(1))
-    child.expect(r"revealed: chance: roll (\d)")
+    child.expect(r"revealed: die: (\d)")
     defender_roll = int(child.match.group(1))
     path = tmp_path / "game.json"
     child.expect(PROMPT)
@@ -220,19 +258,19 @@ def test_tri_ai_attackers_card_and_roll_stay_secret_until_the_human_defender_cho
     child = spawn("tri", "--seats", "human,heuristic", "--seed", "2")
     for _ in range(150):
         child.expect(PROMPT)
-        if "(heuristic): atk" in child.before:
+        if "Simple AI: attack " in child.before:
             break
         child.sendline("1")
     else:
         pytest.fail("the AI never attacked")
-    screen = child.before.split("(heuristic): atk")[-1]
-    assert re.search(r"1\) card 0", legal_part(screen))  # the human defender's card choice
-    assert "player 1 (heuristic): card (secret)" in screen
-    assert len(SHOWN_ROLL.findall(screen)) == 1 and "chance: roll (secret)" in screen  # own roll only
+    screen = child.before.split("Simple AI: attack ")[-1]
+    assert re.search(r"1\) card \+0", legal_part(screen))  # the human defender's card choice
+    assert "B Simple AI: card (secret)" in screen
+    assert len(SHOWN_ROLL.findall(screen)) == 1 and "  roll (secret)" in screen  # own roll only
     assert re.search(r"rolls \? vs \d", screen) and "None" not in screen
     child.sendline("1")
-    child.expect(r"revealed: chance: roll \d")
-    child.expect(r"revealed: . ?player 1 \(heuristic\): card \d")
+    child.expect(r"revealed: die: \d")
+    child.expect(r"revealed: B Simple AI: card \+\d")
     child.sendline("quit")
 
 
@@ -241,11 +279,11 @@ def test_tri_hot_seat_shows_each_seat_only_its_own_roll() -> None:
     # the board shows the roll of the seat choosing now; both are revealed after both cards.
     child = spawn("tri", "--seats", "human,human", "--seed", "1")
     attacker = answer_until_attack(child)
-    defender = "1" if attacker == "0" else "0"
+    defender = "B" if attacker == "A" else "A"
     child.expect(PROMPT)
     assert child.match.group(1) == attacker
     screen = child.before
-    assert not SHOWN_ROLL.search(screen) and screen.count("chance: roll (secret)") == 2
+    assert not SHOWN_ROLL.search(screen) and screen.count("  roll (secret)") == 2
     assert re.search(r"rolls \d vs \?", screen) and "None" not in screen
     child.sendline("1")
     child.expect(PROMPT)
@@ -253,8 +291,7 @@ def test_tri_hot_seat_shows_each_seat_only_its_own_roll() -> None:
     screen = child.before
     assert re.search(r"rolls \? vs \d", screen) and "revealed" not in screen and "None" not in screen
     child.sendline("1")
-    child.expect(r"revealed: chance: roll \d\s+revealed: chance: roll \d\s+revealed: . ?player "
-                 + attacker + r" \(human\): card \d")
+    child.expect(r"revealed: die: \d\s+revealed: die: \d\s+revealed: " + attacker + r" Player \d: card \+\d")
     child.sendline("quit")
 
 
@@ -393,11 +430,14 @@ def test_event_texts_generic_per_game_hidden_and_redacted() -> None:
     from ludoteca.play.texts import event_text, secret_label
 
     texts = {"euro": "a euro for player(s) {seats}", "placed": "", "chance (secret)": "roll (secret)"}
-    assert event_text(event("euro", seats=[0, 2], mover=1).view(None), texts) == "a euro for player(s) 0,2"
+    euro = event("euro", seats=[0, 2], mover=1).view(None)
+    assert event_text(euro, texts) == "a euro for player(s) player 0, player 2"
+    assert event_text(event("euro", seats=[0, 2], mover=1).view(None), texts, ["Ada", "Bo", "Cy"]) == \
+        "a euro for player(s) Ada, Cy"
     assert event_text(event("placed", seat=1, cell=[0, 1]).view(None), texts) is None  # restates the move
     assert event_text(event("comet", seat=1, cells=[[0, 1]]).view(None), texts) == "comet: seat 1, cells [[0,1]]"
     assert event_text(event("euro", mover=1).view(None), texts) == "euro: mover 1"  # field missing: plain words
-    assert event_text(event("timeout", seat=3).view(None)) == "player 3's time ran out"
+    assert event_text(event("timeout", seat=3).view(None)) == "player 3: the time ran out"
     secret = event("chance", to=frozenset({0}), public={"seat": 0}, outcome={"roll": 4}, seat=0)
     assert secret_label(secret.view(1), texts) == "roll (secret)"
     assert secret_label(secret.view(1), {}) == "secret chance"
@@ -458,12 +498,12 @@ def test_the_hourglass_takes_the_seconds_through_apply_action_and_the_record_kee
     assert again.state.to_json() == session.state.to_json()
 
 
-ITALIAN_PROMPT = r"giocatore (\d)[^\n>]*> "
+ITALIAN_PROMPT = r"Tu \(A\)[^\n>]*> "
 
 
 def test_an_italian_locale_gets_italian_prompts_and_event_texts() -> None:
     child = spawn("tohm", "--seats", "human,random", "--seed", "1", lang="it_IT.UTF-8")
-    child.expect("TOHM — 2 giocatori")
+    child.expect("TOHM — A Tu, B IA casuale")
     child.expect(ITALIAN_PROMPT)
     assert "Mosse legali" in child.before and "Legal moves" not in child.before
     assert "pedine nella riserva" in child.before  # the board's own texts too
@@ -485,9 +525,9 @@ def test_an_italian_locale_gets_italian_prompts_and_event_texts() -> None:
     seen += child.before
     child.close()
     assert child.exitstatus == 0
-    assert re.search(r"Vincitor[ei]: giocatore \d", seen), seen[-500:]
-    assert re.search(r"il giocatore \d passa|tris del giocatore \d", seen)  # event texts of TOHM's board.py
-    assert "player " not in seen
+    assert re.search(r"Vincitor[ei]: (Tu|IA casuale)", seen), seen[-500:]
+    assert re.search(r"(Tu|IA casuale): (niente da fare con questo dado|tris)", seen)  # texts of TOHM's board.py
+    assert "player " not in seen and "giocatore 0" not in seen and "random" not in seen
 
 
 def test_lang_en_overrides_an_italian_locale() -> None:

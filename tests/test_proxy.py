@@ -46,14 +46,16 @@ def _user() -> str | None:
 
 
 @contextmanager
-def running_nginx(folder: Path, workers: list[str]) -> Iterator[str]:
-    """A real nginx in front of ``workers``; yields its base URL."""
+def running_nginx(folder: Path, workers: list[str], config: str | None = None,
+                  port: int | None = None) -> Iterator[str]:
+    """A real nginx in front of ``workers`` (or with the whole ``config`` given, listening on ``port``);
+    yields its base URL."""
     if NGINX is None:
         pytest.skip("nginx is missing (apt-get install nginx-light)")
     folder.mkdir(parents=True, exist_ok=True)
-    port = free_port()
+    port = port or free_port()
     conf = folder / "nginx.conf"
-    conf.write_text(standalone_config(workers, folder, f"127.0.0.1:{port}", user=_user()))
+    conf.write_text(config or standalone_config(workers, folder, f"127.0.0.1:{port}", user=_user()))
     proc = subprocess.Popen([NGINX, "-p", str(folder), "-c", str(conf), "-e", str(folder / "error.log"),
                              "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -89,12 +91,13 @@ def test_the_site_config_has_every_worker_websockets_and_safe_retries() -> None:
     text = site_config(["127.0.0.1:8001", "10.0.0.2:8002", "[::1]:8003"], "0.0.0.0:80")
     for worker in ("127.0.0.1:8001", "10.0.0.2:8002", "[::1]:8003"):
         assert f"server {worker} " in text
-    assert "listen 0.0.0.0:80;" in text
     assert "proxy_set_header Upgrade $http_upgrade;" in text
     assert "proxy_set_header Host $http_host;" in text
     assert "proxy_next_upstream error timeout http_502 http_503;" in text
+    assert "listen 0.0.0.0:80 default_server;" in text  # requests by IP reach ludoteca, not another site
     directives = "\n".join(line.split("#")[0] for line in text.splitlines())  # without the comments
     assert "non_idempotent" not in directives  # a POST that reached a worker is never sent again
+    assert "keepalive" not in directives  # no kept connection pinning every request to one process
     assert "ip_hash" not in directives and "sticky" not in directives and "hash " not in directives
 
 
@@ -121,7 +124,7 @@ def test_bad_arguments_are_refused(tmp_path: Path) -> None:
 def test_the_command_line_prints_a_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["--worker", "127.0.0.1:8001", "--worker", "127.0.0.1:8002", "--listen", "127.0.0.1:9000"]) == 0
     out = capsys.readouterr().out
-    assert "upstream ludoteca {" in out and "listen 127.0.0.1:9000;" in out and "pid " not in out
+    assert "upstream ludoteca {" in out and "listen 127.0.0.1:9000 default_server;" in out and "pid " not in out
     assert main(["--worker", "127.0.0.1:8001", "--run-dir", str(tmp_path)]) == 0
     assert f"pid {tmp_path.resolve()}/nginx.pid;" in capsys.readouterr().out
     with pytest.raises(SystemExit):
@@ -255,3 +258,122 @@ def test_websockets_go_through_the_proxy(tmp_path: Path) -> None:
         with pytest.raises(InvalidStatus) as refused:
             ws_client.connect(f"{ws_base}/ws/{table}", origin="http://evil.example")
         assert refused.value.response.status_code == 403
+
+
+# --- what a club's admin runs -------------------------------------------------------------------
+
+LARGE = {"game": "tohm", "players": 2, "sit": 0, "name": "Ann", "note": "x" * 20_000}
+"""A table creation whose body is over 16 KiB: nginx writes it to its client_body folder."""
+
+
+def _config_from_the_command(run_dir: Path, worker: str, port: int,
+                             capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    """``python -m ludoteca.web.proxy --run-dir DIR`` as the admin runs it (no user given): what it
+    prints, and its warnings."""
+    capsys.readouterr()
+    assert main(["--worker", worker, "--listen", f"127.0.0.1:{port}", "--run-dir", str(run_dir)]) == 0
+    out = capsys.readouterr()
+    return out.out, out.err
+
+
+@pytest.mark.nginx
+@pytest.mark.skipif(os.geteuid() != 0, reason="the admin runs nginx as root: only root can test that")
+@pytest.mark.parametrize("where", ["private", "shared"])
+def test_the_command_run_as_root_lets_nginx_take_large_bodies(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              where: str) -> None:
+    """Run as root, the command names nginx's workers' account: with the folder in a private place
+    (pytest's, 0700 on the way) they run as root, with a warning; in a place www-data can reach, as
+    www-data. Either way a POST over 16 KiB goes through (nginx answered 500 before)."""
+    httpx = pytest.importorskip("httpx")
+    pytest.importorskip("fastapi")
+    import tempfile
+
+    from ludoteca.web.launch import running_server
+
+    shared = Path(tempfile.mkdtemp(prefix="ludoteca-nginx-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)
+        run_dir = tmp_path / "nginx" if where == "private" else shared / "nginx"
+        with running_server(str(tmp_path / "w")) as base:
+            port = free_port()
+            config, warned = _config_from_the_command(run_dir, base.removeprefix("http://"), port, capsys)
+            user = re.search(r"^user (\S+);", config, re.M)
+            assert user is not None, config
+            assert user.group(1) == ("root" if where == "private" else "www-data")
+            assert ("no other account can enter" in warned) == (where == "private")
+            with running_nginx(run_dir, [], config=config, port=port) as proxy, \
+                    httpx.Client(base_url=proxy, timeout=10) as http:
+                res = http.post("/api/tables", json=LARGE)
+                assert res.status_code == 201, (res.status_code, res.text[:300])
+                assert res.json()["table"]["seats"][0]["name"] == "Ann"
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_as_an_ordinary_user_no_user_line_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ludoteca.web import proxy
+
+    monkeypatch.setattr(proxy.os, "geteuid", lambda: 1000)
+    assert proxy.worker_user(tmp_path) is None
+    assert not standalone_config(["127.0.0.1:8001"], tmp_path).startswith("user ")
+
+
+@pytest.mark.nginx
+def test_requests_by_ip_reach_ludoteca_even_beside_another_site(tmp_path: Path) -> None:
+    """Our site is nginx's default server on its port: a request by IP address (or with a Host no site
+    names) gets ludoteca, not another site included before it; and Debian's own default site, left
+    enabled, makes ``nginx -t`` fail with a clear "duplicate default server" (the docs say to remove it)."""
+    httpx = pytest.importorskip("httpx")
+    pytest.importorskip("fastapi")
+    from ludoteca.web.launch import running_server
+
+    if NGINX is None:
+        pytest.skip("nginx is missing (apt-get install nginx-light)")
+    port = free_port()
+    folder = tmp_path / "nginx"
+    folder.mkdir()
+    other = folder / "aaa-other.conf"  # included first, as sites-enabled/default would be
+    other.write_text(f"server {{ listen 127.0.0.1:{port}; server_name other.example;\n"
+                     f"    location / {{ return 200 'Welcome to nginx'; }} }}\n")
+    with running_server(str(tmp_path / "w")) as base:
+        site = folder / "ludoteca.conf"
+        site.write_text(site_config([base.removeprefix("http://")], f"127.0.0.1:{port}", "games.example.org"))
+        user = f"user {_user()};\n" if _user() else ""
+        wrapper = (f"{user}pid {folder}/nginx.pid;\nerror_log {folder}/error.log warn;\nevents {{}}\nhttp {{\n"
+                   f"    client_body_temp_path {folder}/b; proxy_temp_path {folder}/p;\n"
+                   f"    access_log {folder}/access.log;\n"
+                   f"    include {other};\n    include {site};\n}}\n")
+        with running_nginx(folder, [], config=wrapper, port=port) as proxy, \
+                httpx.Client(base_url=proxy, timeout=10) as http:
+            by_ip = http.get("/api/games")  # Host: 127.0.0.1:PORT
+            assert by_ip.status_code == 200 and by_ip.json()["games"], by_ip.text[:200]
+            assert http.get("/api/games", headers={"Host": "games.example.org"}).json()["games"]
+            assert http.get("/", headers={"Host": "other.example"}).text == "Welcome to nginx"
+        other.write_text(f"server {{ listen 127.0.0.1:{port} default_server; server_name _;\n"
+                         f"    location / {{ return 200 'Welcome to nginx'; }} }}\n")
+        done = subprocess.run([NGINX, "-t", "-p", str(folder), "-c", str(folder / "nginx.conf"),
+                               "-e", str(folder / "error.log")], capture_output=True, text=True, timeout=30)
+        assert done.returncode != 0 and "duplicate default server" in done.stderr
+
+
+@pytest.mark.nginx
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_through_nginx_requests_reach_both_processes_of_one_address(tmp_path: Path) -> None:
+    """``ludoteca serve --workers 2`` on one port behind the generated nginx: one request after another,
+    /readyz answers from both worker processes (each request has its own connection to the workers)."""
+    from tests.cluster import private_redis
+    from tests.test_serve_workers import _need_postgres, _need_redis, fresh_database, get, serving
+
+    base_url = _need_postgres()
+    _need_redis()
+    with private_redis(tmp_path / "redis") as redis, fresh_database(base_url) as database, \
+            serving(tmp_path, "--workers", "2", "--database", database, "--redis", redis.url) as server, \
+            running_nginx(tmp_path / "nginx", [f"127.0.0.1:{server.port}"]) as front:
+        seen: list[str] = []
+        deadline = time.monotonic() + 60
+        while len(set(seen)) < 2 and time.monotonic() < deadline:
+            status, body = get(front + "/readyz")
+            assert status == 200, body
+            seen.append(body["worker"])
+        assert len(set(seen)) == 2, f"{len(seen)} requests, all answered by {set(seen)}"

@@ -34,6 +34,8 @@ from ludoteca.commands.rules import terminal_language
 from ludoteca.core.game import Game
 from ludoteca.registry import GAMES, game_class
 from ludoteca.web.app import create_app
+from ludoteca.web.option_words import label as option_label
+from ludoteca.web.option_words import with_options
 from ludoteca.web.rules import (
     COOKIE,
     LANGUAGES,
@@ -98,7 +100,8 @@ def test_every_game_has_its_rules_page_in_both_languages(client: TestClient, nam
     assert response.headers["content-language"] == lang
     page = response.text
     assert f'<html lang="{lang}">' in page
-    assert render_markdown(text, name, lang) in page  # the whole text, rendered
+    # the whole text, rendered, its option section drawn from the game's declared options
+    assert render_markdown(with_options(text, game_class(name), lang), name, lang) in page
     assert f"<h1>{first_heading(text)}" in page.replace("&quot;", '"')
     assert 'class="rules-note"' not in page  # no "not yet translated" note
     # nothing the CSP would block: one module script of our own (it draws the diagrams), no inline one
@@ -293,9 +296,10 @@ def test_cli_rules_lang_it_prints_the_italian_page_then_the_options(name: str) -
     if first_heading(english) != first_heading(italian):
         assert first_heading(english) not in out.stdout
     assert "Giocatori:" in out.stdout and "Opzioni:" in out.stdout
-    for option in game_class(name).OPTIONS:  # the options follow the page
-        assert f"\n  {option.name} (default " in out.stdout
-        assert out.stdout.index(f"\n  {option.name} (default ") > out.stdout.index(first_heading(italian))
+    for option in game_class(name).OPTIONS:  # the options follow the page, by their Italian labels
+        shown = f"\n  {option_label(option, 'it')}: "
+        assert shown in out.stdout and f"--option {option.name}=" in out.stdout
+        assert out.stdout.index(shown) > out.stdout.index(first_heading(italian))
     assert "Traceback" not in out.stdout
 
 

@@ -106,13 +106,51 @@ def test_setup_says_what_it_does_on_the_first_run_only(tmp_path: Path) -> None:
     first = subprocess.run([BASH, "scripts/setup", "web,lab"], cwd=tmp_path, env=env, capture_output=True,
                            text=True, timeout=60)
     assert first.returncode == 0, first.stderr
-    assert "setting up .venv and installing ludoteca[web,lab] (first run takes a minute)" in first.stderr
+    assert "setting up .venv and installing ludoteca[web,lab] (first run: a few minutes; pip's progress follows)" \
+        in first.stderr
     again = subprocess.run([BASH, "scripts/setup", "web,lab"], cwd=tmp_path, env=env, capture_output=True,
                            text=True, timeout=60)
     assert again.returncode == 0 and again.stderr == ""
     other = subprocess.run([BASH, "scripts/setup", "web,lab,test"], cwd=tmp_path, env=env, capture_output=True,
                            text=True, timeout=60)
     assert "installing ludoteca[web,lab,test] into .venv" in other.stderr
+
+
+def test_a_first_install_shows_pips_progress_and_later_ones_are_quiet(tmp_path: Path) -> None:
+    """scripts/run's first install used to print nothing for minutes: pip's own lines now come as they
+    happen (pip without -q), and an update after pyproject.toml changed stays quiet (-q)."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts/setup", tmp_path / "scripts/setup")
+    (tmp_path / "pyproject.toml").write_text("")
+    # `-m venv DIR` makes DIR/bin/python: a stand-in for pip that says how it was called, and, unless
+    # told -q, prints progress lines the way pip does
+    pip = ('#!/bin/sh\necho "pip called: $*" >&2\ncase " $* " in *" -q "*) exit 0;; esac\n'
+           'echo "Collecting openskill"\necho "Downloading numpy-2.0.whl (18.3 MB)"\n'
+           'echo "x is ignored: it is neither a file nor a folder" >&2\n')
+    fake_python = tmp_path / "fake-python"
+    fake_python.write_text(f"#!/bin/sh\nmkdir -p \"$3/bin\" && printf '%s' '{pip}' > \"$3/bin/python\" "
+                           '&& chmod +x "$3/bin/python"\n')
+    fake_python.chmod(0o755)
+    env = _env(PYTHON=str(fake_python))
+
+    def setup() -> str:
+        run = subprocess.run([BASH, "scripts/setup", "web,lab"], cwd=tmp_path, env=env, capture_output=True,
+                             text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        return run.stderr
+
+    first = setup()
+    assert "pip's progress follows" in first
+    assert "Collecting openskill" in first and "Downloading numpy-2.0.whl (18.3 MB)" in first
+    assert "is ignored" not in first
+    install = [line for line in first.splitlines() if line.startswith("pip called:") and " -e " in line]
+    assert install and " -q " not in install[0] + " "
+    assert first.index("Collecting openskill") < first.index("is installed in .venv")
+    assert setup() == ""  # nothing to do
+    os.utime(tmp_path / "pyproject.toml", (2_000_000_000, 2_000_000_000))  # changed after the install
+    update = setup()
+    assert "updating ludoteca[web,lab]" in update and "Collecting" not in update
+    assert any(" -e " in line and " -q " in line + " " for line in update.splitlines() if "pip called" in line)
 
 
 def test_ci_run_sets_ci_true() -> None:

@@ -130,9 +130,11 @@ def test_catalog_lists_installed_games_options_and_levels(tmp_path: Path) -> Non
         assert names == set(ludoteca.GAMES)
         assert "random" in data["levels"]
         for g in data["games"]:
-            assert all(o["name"] != "tiles" for o in g["options"])
+            assert all(o["name"] != "tiles" or o["kind"] == "file" for o in g["options"])  # an upload, never a path
         assert client.get("/").status_code == 200
-        assert "table.js" in client.get("/t/anything").text
+        made = client.post("/api/tables", json={"game": ludoteca.GAMES[0], "players": 2}).json()
+        assert "table.js" in client.get(made["url"]).text
+        assert client.get("/t/anything").status_code == 404  # no such table: the 404 page (web/notfound.py)
 
 
 def test_catalog_describes_each_ai_levels_strength(tmp_path: Path) -> None:
@@ -141,7 +143,7 @@ def test_catalog_describes_each_ai_levels_strength(tmp_path: Path) -> None:
         info = data["level_info"]
         assert set(info) == set(data["levels"])
         assert info["random"] == "plays any legal move"
-        assert "a child can beat it" in info["beginner"]  # the AI ladder's levels (issue 14)
+        assert "a newcomer can beat it" in info["beginner"]  # the AI ladder's levels (issue 14)
         assert info["expert"].startswith("strongest")
         for name in ludoteca.GAMES:  # each game's client comes from its own package
             res = client.get(f"/games/{name}/client.js")

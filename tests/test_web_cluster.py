@@ -28,6 +28,7 @@ from tests.test_web_api import WS, connect, create, make_app, open_seats, play_r
 
 POSTGRES = os.environ.get("LUDOTECA_TEST_POSTGRES_URL")
 REDIS = os.environ.get("LUDOTECA_TEST_REDIS_URL")
+BUS_SECRET = "the workers' shared test secret"
 
 pytestmark = [
     pytest.mark.postgres,
@@ -55,7 +56,7 @@ def workers(url: str, redis: str, n: int = 2, **kwargs: Any) -> Iterator[list[An
 
     with ExitStack() as stack:
         clients = [stack.enter_context(TestClient(make_app(None, url, redis_url=redis, worker_id=f"w{i + 1}",
-                                                           freeze_gc=False, **kwargs)))
+                                                           bus_secret=BUS_SECRET, freeze_gc=False, **kwargs)))
                    for i in range(n)]
         yield clients
 
@@ -190,12 +191,10 @@ def test_the_ai_goes_on_on_the_other_worker_when_its_worker_stops_without_releas
             # the holder dies: its timers and lease loop stop, nothing is released
             holder_cluster = holder.app.state.cluster
             holder.portal.call(_crash, holder_cluster)
-            crashed_at = time.monotonic()
             seq = move(ann)
             assert seq >= 0, "the game went on long enough"
             ann.state_at_least(seq + 2)  # Ann's move and the AI's answer, now from the other worker
-            took = time.monotonic() - crashed_at
-            assert took < 8.0, f"the AI came back after {took:.1f} s"
+            # (how late a takeover may be: test_web_leases.py, with an injected clock)
             assert other.app.state.cluster.holds(table)
             final = None
             while final is None:
@@ -262,10 +261,9 @@ def test_news_carries_the_actions_the_other_worker_replays_them_without_reading_
         bob = b.post(f"/api/tables/{table}/join", json={"seat": 1, "name": "Bob"}).json()["token"]
         with connect(a, table, made["token"]) as ann, connect(b, table, bob) as bobws, connect(b, table) as watch_b:
             playing(ann, bobws, watch_b)
-            # the lease taken (its taker reads the table once), the moves alone are left to tell
-            wait_for(lambda: a.app.state.cluster.holds(table) or b.app.state.cluster.holds(table), 10,
+            # the lease taken and its taker's read of the table done, the moves alone are left to tell
+            wait_for(lambda: a.app.state.cluster.gained + b.app.state.cluster.gained >= 1, 10,
                      "a worker takes the table's lease")
-            time.sleep(0.5)
             on_b = lobby(b).tables[table]
             reads = [0]
             delta = lobby(b).repo.delta
@@ -342,9 +340,9 @@ def test_a_table_busy_on_one_worker_does_not_hold_up_the_news_of_the_others() ->
                 with connect(a, free, free_tokens[0]) as ann2, connect(a, free, free_tokens[1]) as bob2:
                     playing(ann2, bob2)
                     final = play_random({0: ann2, 1: bob2}, [], rng, stop=lambda s: s["seq"] >= 6)
-                    started = time.monotonic()
-                    watch_free.state_at_least(final["seq"])  # the other table's news came through
-                    assert time.monotonic() - started < 2.0
+                    # the other table's news comes through while the busy table's lock is still held
+                    # (held up behind it, it would never come before the lock is released below)
+                    watch_free.state_at_least(final["seq"])
             finally:
                 b.portal.call(_release, busy_b.master.lock)
             watch_busy.state_at_least(seq + 1)  # and the busy table's news once its lock was free

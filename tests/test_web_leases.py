@@ -1,7 +1,8 @@
 """Table leases with fencing tokens (web/leases.py), on SQLite and on a real PostgreSQL server.
 
 The PostgreSQL cases (``@pytest.mark.postgres``) need ``LUDOTECA_TEST_POSTGRES_URL`` (scripts/test
-starts a server and sets it); each test uses table ids of its own, so runs never collide.
+starts a server and sets it); each test has a fresh database of its own on it, so runs at the same
+time never collide (a takeover takes every expired lease it finds, another run's too).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,21 +55,27 @@ def _engine(url: str) -> Engine:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'leases.sqlite3'}"
-    if not PG_URL:
-        pytest.skip("LUDOTECA_TEST_POSTGRES_URL is not set (no PostgreSQL server to test)")
-    pytest.importorskip("psycopg")
-    return PG_URL
+        yield f"sqlite:///{tmp_path / 'leases.sqlite3'}"
+        return
+    yield from _fresh_pg()
 
 
 @pytest.fixture
-def pg_url() -> str:
+def pg_url() -> Iterator[str]:
+    yield from _fresh_pg()
+
+
+def _fresh_pg() -> Iterator[str]:
+    """A new database on the test server, dropped at the end."""
     if not PG_URL:
         pytest.skip("LUDOTECA_TEST_POSTGRES_URL is not set (no PostgreSQL server to test)")
     pytest.importorskip("psycopg")
-    return PG_URL
+    from ludoteca.web.launch import fresh_database
+
+    with fresh_database(PG_URL, "ludo_leases") as url:
+        yield url
 
 
 @pytest.fixture
@@ -319,25 +327,24 @@ def test_a_takeover_waits_for_the_write_under_way_then_wins(engines: Callable[[]
     assert old is not None
     clock.now += 10
     fenced = threading.Event()
-    committed_at: list[float] = []
 
     def slow_write() -> None:
         with eng_a.begin() as conn:
             check_fence(conn, table, old.token)
             fenced.set()
-            time.sleep(0.5)
+            time.sleep(0.5)  # gives a takeover that does not wait the time to show it
             conn.execute(insert(writes_t).values(table_id=table, seq=1, writer="worker-a"))
-        committed_at.append(time.monotonic())
 
     writer = threading.Thread(target=slow_write)
     writer.start()
     assert fenced.wait(10)
     new = b.acquire(table, "worker-b", 5)
-    acquired_at = time.monotonic()
+    # Order, not timestamps of two threads: when the takeover returns, the write under way has
+    # committed already (a takeover that did not wait would return while it is still open).
+    seen_then = written(eng_b, table)
     writer.join(10)
     assert new is not None and new.token == old.token + 1
-    assert committed_at and committed_at[0] <= acquired_at
-    assert written(eng_b, table) == [(1, "worker-a")]
+    assert seen_then == [(1, "worker-a")]
     with pytest.raises(FencedOut):
         write(eng_a, old, 2)
     write(eng_b, new, 2)
@@ -370,3 +377,172 @@ def test_renewing_all_of_a_workers_leases_at_once_keeps_the_held_and_reports_the
         assert renewed.expires_at == clock.now + 5
         assert b.acquire(t, "worker-b", 5) is None  # still worker-a's
     assert b.current(tables[0]).owner == "worker-b"  # the stolen one was not pushed on
+
+
+# --- how late a timeout may come when the lease holder dies -----------------------------------------
+
+def _clocked_games() -> list[str]:
+    from ludoteca.registry import GAMES, game_class
+
+    return [g for g in GAMES if game_class(g).clock_option is not None]
+
+
+def _hourglass_running(game: str, seed: int) -> tuple[Any, float]:
+    """A state of ``game`` (with its clock) where the hourglass of the seat to move runs, and its time."""
+    import random as _random
+
+    from ludoteca.core.chance import random_action
+    from ludoteca.registry import game_class, load_game
+
+    option = game_class(game).clock_option
+    assert option is not None
+    g = load_game(game)
+    if g.clock() is None:
+        g = load_game(game, **{option: 30})
+    rng = _random.Random(seed)
+    state = g.new_initial_state()
+    for _ in range(3000):
+        left = state.time_left()
+        if left is not None and not state.is_terminal():
+            return state, float(left)
+        state.apply_action(random_action(state, rng))
+    raise AssertionError(f"{game}: no hourglass ran in 3000 random actions")
+
+
+class _FakeTime:
+    """The wall clock and the monotonic clock of every part under test, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def time(self) -> float:
+        return self.now
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class _Table:
+    """What the takeover touches of a table: it is in play, its last action was stored at
+    ``stored_at`` (wall clock); ``lease_gained`` charges the hourglass as the server's table does
+    (``Turns._restart_clock``: from the time of the last stored action) and notes when it runs out."""
+
+    def __init__(self, table_id: str, state: Any, stored_at: float, fake: _FakeTime) -> None:
+        from types import SimpleNamespace
+
+        from ludoteca.web.clock import TurnClock
+        from ludoteca.web.master import PLAYING
+
+        self.id = table_id
+        self.status = PLAYING
+        self.state = state
+        self.fake = fake
+        self.master = SimpleNamespace(clock=TurnClock(fake.monotonic), last_move_at=stored_at)
+        self.host = SimpleNamespace(cluster=None)
+        self.hub = SimpleNamespace(remote={}, conns=())
+        self.fires_at: float | None = None
+
+    async def refresh(self) -> bool:
+        return False  # the last stored action is known already
+
+    def lease_gained(self) -> None:
+        from ludoteca.web.clock import TIMEOUT_GRACE
+        from ludoteca.web.table_turns import Turns
+
+        Turns._restart_clock(self)  # type: ignore[arg-type]
+        remaining = self.master.clock.remaining()
+        assert remaining is not None
+        self.fires_at = self.fake.now + remaining + TIMEOUT_GRACE
+
+    def lease_lost(self) -> None:
+        self.master.clock.cancel()
+
+
+class _Lobby:
+    def __init__(self, engine: Engine, table: _Table) -> None:
+        from types import SimpleNamespace
+
+        self.table = table
+        self.tables: dict[str, Any] = {}
+        self.resume_limit = 2000
+        self.repo = SimpleNamespace(engine=engine, table_ids=lambda statuses, limit: [table.id])
+
+    async def get(self, table_id: str) -> _Table | None:
+        return self.table if table_id == self.table.id else None
+
+
+@pytest.mark.parametrize("game", _clocked_games())
+def test_a_timeout_due_after_the_holder_died_comes_late_by_at_most_ttl_plus_a_round_never_early(
+        game: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound docs/web.md gives ('Leases and timeouts'): the holder of a table's lease renews it
+    every ``EVERY`` seconds for ``TTL`` seconds and runs the hourglass; killed at K (kill -9), its
+    lease expires at most TTL after K (its last renewal was at K or before), and another worker,
+    whose rounds come every EVERY seconds, takes it over at its first round after that: by
+    K + TTL + EVERY. The new holder charges the hourglass from the time of the last stored action,
+    so the timeout due at D comes at max(D, takeover) (+ the grace): late by at most TTL + EVERY,
+    never early. Here with the real lease rounds (Cluster.tick on SQLite) and the real hourglass
+    arithmetic, on a clock the test moves (each round takes no time: on a real machine add a
+    round's database work), for kills at seeded moments around the deadline."""
+    import asyncio
+    import random as _random
+
+    from ludoteca.web import table_turns
+    from ludoteca.web.bus import LocalBus
+    from ludoteca.web.clock import TIMEOUT_GRACE
+    from ludoteca.web.cluster import EVERY, TTL, Cluster
+
+    fake = _FakeTime()
+    monkeypatch.setattr(table_turns, "time", fake)
+    engine = _engine(f"sqlite:///{tmp_path / 'takeover.sqlite3'}")
+    rng = _random.Random(23)
+    lateness: list[float] = []
+
+    async def one_kill(k: int) -> None:
+        state, hourglass = _hourglass_running(game, k)
+        stored_at = fake.now + rng.uniform(0, EVERY)  # the action that began the turn was stored then
+        due = stored_at + hourglass
+        killed_at = due - rng.uniform(0, TTL + 2 * EVERY)  # the holder dies shortly before the deadline
+        fake.now = killed_at - rng.uniform(2 * EVERY, 3 * EVERY)
+        table_id = tid(f"clock{k}")
+        clusters = []
+        for name in ("holder", "other"):
+            table = _Table(table_id, state, stored_at, fake)
+            cluster = Cluster(_Lobby(engine, table), None, name, bus=LocalBus(name), clock=fake.time)  # type: ignore[arg-type]
+            table.host.cluster = cluster
+            clusters.append((cluster, table))
+        (holder, holder_table), (other, other_table) = clusters
+        lease = holder.leases.acquire(table_id, holder.worker, TTL)
+        assert lease is not None
+        await holder._gained(lease)
+        assert holder_table.fires_at is not None and holder_table.fires_at == pytest.approx(due + TIMEOUT_GRACE)
+        # each worker's rounds, every EVERY seconds, at a phase of its own
+        rounds = [(fake.now + rng.uniform(0, EVERY) + i * EVERY, holder, "holder") for i in range(100)]
+        rounds += [(fake.now + rng.uniform(0, EVERY) + i * EVERY, other, "other") for i in range(100)]
+        fired_at = None
+        for at, cluster, _ in sorted(rounds, key=lambda r: r[0]):
+            if cluster is holder and at >= killed_at:
+                continue  # dead: no more rounds
+            fake.now = at
+            await cluster.tick()
+            if other.gained:
+                assert other_table.fires_at is not None
+                fired_at = other_table.fires_at
+                break
+        assert fired_at is not None, "the other worker never took the table over"
+        if killed_at >= due + TIMEOUT_GRACE:
+            fired_at = due + TIMEOUT_GRACE  # the holder applied it itself, on time
+        assert fired_at >= due + TIMEOUT_GRACE - 1e-6, f"kill {k}: the timeout came {due - fired_at:.3f} s early"
+        lateness.append(fired_at - (due + TIMEOUT_GRACE))
+
+    async def scenario() -> None:
+        for k in range(40):
+            await one_kill(k)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        engine.dispose()
+    print(f"{game}: {len(lateness)} kills, the latest timeout {max(lateness):.3f} s late")
+    assert max(lateness) <= TTL + EVERY + 1e-6, f"{game}: a timeout came {max(lateness):.3f} s late"
+    assert max(lateness) > TTL, "the kills came at moments that show the bound"
+    assert min(lateness) == 0.0  # a holder dying early enough hands over before the deadline

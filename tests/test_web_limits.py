@@ -76,19 +76,20 @@ def test_oversized_or_server_side_options_are_refused_before_any_game_is_built(
             ({"layout": [[3, 4, 5], [5, 6]]}, "layout", "tohm"),                  # not rectangular
             ({"layout": "/etc/passwd"}, "layout", "tohm"),                        # a server-side path
             ({"tiles": "/etc/passwd"}, "tiles", "exagon"),                        # a server-side path
-            ({"tiles": [{"sides": [1, 2, 3, 4, 5, 6]}]}, "tiles", "exagon"),      # EXAGON tiles: never from the web
+            ({"tiles": [{"id": i, "sides": [1, 2, 3, 4, 5, 6], "star": 21, "star_points": 3}  # a designer's
+                        for i in range(400)]}, "tiles", "exagon"),                 # file over the upload bound
             ({"turn_limit": 10**15}, "turn_limit", "tohm"),
             ({"nope": 1}, "nope", "tohm"),
             ({"ties": "x" * 500}, "ties", "tri"),
             ({"size": [4]}, "size", "tri"),
         ]
         for options, word, game in cases:
-            started = time.perf_counter()
+            started = time.process_time()  # CPU seconds (the server is a thread of this process): a cost, not a wait
             res = client.post("/api/tables", json={"game": game, "players": 2, "options": options})
             assert res.status_code == 400, (options if len(str(options)) < 200 else word, res.text)
             body = res.json()
             assert body["error"] == "bad_options" and word in body["message"], body
-            assert time.perf_counter() - started < 1.0
+            assert time.process_time() - started < 1.0
         assert built == [], "no game is built from refused options"
         # a layout inside the bounds (RULES.md: any rectangular grid of at least 3x3) still works
         made = create(client, "tohm", open_seats(2), options={"layout": grid(MAX_LAYOUT_SIDE, 3)})
@@ -379,9 +380,9 @@ def test_start_up_rebuilds_a_bounded_number_of_tables_and_skips_oversized_ones(t
                         updated_at=time.time(), seats=ai)
         repo.create_table(big)  # stored before the bounds existed
         repo.close()
-    started = time.perf_counter()
+    started = time.process_time()  # CPU seconds: the start-up's cost, which a busy machine does not stretch
     with server(tmp_path, limits=ServerLimits(resume_limit=2)) as client:
-        assert time.perf_counter() - started < 10
+        assert time.process_time() - started < 10
         manager = client.app.state.lobby
         assert big.id not in manager.tables
         assert sum(1 for i in ids if i in manager.tables) == 2  # the most recent two

@@ -31,6 +31,7 @@ from ludoteca.web.repository import (
     SeatData,
     TableData,
     accounts_t,
+    actions_t,
     rating_history_t,
     ratings_t,
     tables_t,
@@ -62,8 +63,9 @@ def account(repo: Repository, name: str) -> int:
 
 def ended_table(repo: Repository, seats: list[SeatData], returns: list[float], *, rated: bool = True,
                 reason: str | None = None, seat: int | None = None, resigned: list[int] = (),  # type: ignore[assignment]
-                game: str = GAME) -> str:
-    """A table stored as ended with ``returns`` (as the master stores it), rated or not."""
+                game: str = GAME, moves: list[int] | None = None) -> str:
+    """A table stored as ended with ``returns`` (as the master stores it), rated or not, after each seat
+    made ``moves[seat]`` moves of its own (default: the minimum a rated result needs), in turn."""
     table_id = uuid.uuid4().hex[:10]
     now = time.time()
     settings: dict[str, Any] = {"abandon_after": 180, "abandoned": "ai", "chat": "shared"}
@@ -71,16 +73,35 @@ def ended_table(repo: Repository, seats: list[SeatData], returns: list[float], *
         settings["rated"] = True
     repo.create_table(TableData(id=table_id, game=game, options={"players": len(seats)}, seed=1, status="playing",
                                 created_at=now, updated_at=now, seats=seats, settings=settings))
+    played = store_moves(repo, table_id, moves if moves is not None else [ratings.MIN_OWN_MOVES] * len(seats))
     result: dict[str, Any] = {"returns": returns, "winners": [i for i, r in enumerate(returns) if r > 0]}
     if reason:
         result.update(reason=reason, seat=seat)
     if resigned:
-        repo.add_notes(table_id, [NoteData("resigned", "all", 3, {"seat": s, "name": "x", "level": "random"})
+        repo.add_notes(table_id, [NoteData("resigned", "all", played, {"seat": s, "name": "x", "level": "random"})
                                   for s in resigned])
     with repo.engine.begin() as conn:
         conn.execute(update(tables_t).where(tables_t.c.id == table_id)
                      .values(status="over", result=json.dumps(result), updated_at=time.time()))
     return table_id
+
+
+def store_moves(repo: Repository, table_id: str, moves: list[int], action: str = '{"move":1}') -> int:
+    """Store ``moves[seat]`` actions for each seat, the seats in turn, after the table's actions; returns
+    how many the table then has."""
+    with repo.engine.begin() as conn:
+        seq = int(conn.execute(select(func.count()).select_from(actions_t)
+                               .where(actions_t.c.table_id == table_id)).scalar() or 0)
+        left = list(moves)
+        rows = []
+        while any(left):
+            for s, n in enumerate(left):
+                if n:
+                    rows.append({"table_id": table_id, "seq": seq, "seat": s, "action": action, "created_at": 0.0})
+                    seq, left[s] = seq + 1, n - 1
+        if rows:
+            conn.execute(actions_t.insert(), rows)
+    return seq
 
 
 def human(account_id: int, name: str = "p") -> SeatData:
@@ -182,24 +203,50 @@ def test_ranks_of_puts_the_first_to_resign_lowest() -> None:
 
 
 def test_an_ai_seat_plays_at_its_ladder_rating_which_does_not_change(repo: Repository) -> None:
-    ann = account(repo, "ann")
+    ann, bob = account(repo, "ann"), account(repo, "bob")
     ladder = Rating(31.0, 2.5, 400)
-    seats = [human(ann), SeatData("ai", "mcts", "AI 2 (mcts)")]
-    table = ended_table(repo, seats, [1.0, -1.0])
+    seats = [human(ann), human(bob), SeatData("ai", "mcts", "AI 3 (mcts)")]
+    table = ended_table(repo, seats, [1.0, 0.0, -1.0])
     done = ratings.rate_table(repo, table, level_rating=lambda game, level, players: ladder)
-    assert [u.account_id for u in done] == [ann]
-    (mu, sigma), _ = openskill_expected([Rating(), ladder], [0, 1])
-    got = stored_rating(repo, ann)
-    assert got is not None and got.mu == pytest.approx(mu) and got.sigma == pytest.approx(sigma)
+    assert [u.account_id for u in done] == [ann, bob]
+    expected = openskill_expected([Rating(), Rating(), ladder], [0, 1, 2])
+    got = stored_rating(repo, ann, 3)
+    assert got is not None and got.mu == pytest.approx(expected[0][0]) and got.sigma == pytest.approx(expected[0][1])
     with repo.engine.connect() as conn:  # no rating row for the AI
         assert conn.execute(select(func.count()).select_from(rating_history_t)
-                            .where(rating_history_t.c.table_id == table)).scalar() == 1
+                            .where(rating_history_t.c.table_id == table)).scalar() == 2
     # without a ladder rating an AI seat counts as a newcomer (fixed too)
-    bob = account(repo, "bob")
-    ratings.rate_table(repo, ended_table(repo, [human(bob), seats[1]], [1.0, -1.0]),
+    cid, did = account(repo, "cid"), account(repo, "dee")
+    ratings.rate_table(repo, ended_table(repo, [human(cid), human(did), seats[2]], [1.0, 0.0, -1.0]),
                        level_rating=lambda game, level, players: None)
-    got = stored_rating(repo, bob)
-    assert got is not None and got.mu == pytest.approx(27.6354, abs=1e-4)
+    got = stored_rating(repo, cid, 3)
+    expected = openskill_expected([Rating()] * 3, [0, 1, 2])
+    assert got is not None and got.mu == pytest.approx(expected[0][0])
+
+
+def test_a_rated_result_needs_two_accounts_and_a_real_game(repo: Repository) -> None:
+    """Rating farming: a second account resigning at move 0, one account against AIs, a player who
+    made too few moves of their own: the table ends, nobody's rating changes."""
+    need = ratings.MIN_OWN_MOVES
+    assert need == 3 and ratings.min_own_moves(GAME) == need  # no game tunes it today
+    ann, bob = account(repo, "ann"), account(repo, "bob")
+    ai = SeatData("ai", "random", "AI")
+    assert ratings.rate_table(repo, ended_table(repo, [human(ann), human(bob)], [1.0, -1.0], reason="resigned",
+                                                seat=1, moves=[0, 0])) == []
+    assert ratings.rate_table(repo, ended_table(repo, [human(ann), ai], [1.0, -1.0])) == []  # one account
+    assert ratings.rate_table(repo, ended_table(repo, [human(ann), human(bob)], [1.0, -1.0],
+                                                moves=[need, need - 1])) == []
+    # timeouts are not the player's moves; neither are the AI's moves after the player resigned
+    short = ended_table(repo, [human(ann), human(bob)], [1.0, -1.0], moves=[need, need - 1])
+    store_moves(repo, short, [0, 5], action='{"timeout":true}')
+    assert ratings.rate_table(repo, short) == []
+    ids = [account(repo, f"r{i}") for i in range(3)]
+    gone = ended_table(repo, [human(i) for i in ids], [1.0, 0.0, -1.0], resigned=[2], moves=[need, need, 0])
+    store_moves(repo, gone, [0, 0, need])  # the AI playing seat 3 after the resignation
+    assert ratings.rate_table(repo, gone) == []
+    assert stored_rating(repo, ann) is None and stored_rating(repo, bob) is None
+    # the minimum of each: rated
+    assert ratings.rate_table(repo, ended_table(repo, [human(ann), human(bob)], [1.0, -1.0], moves=[need, need]))
 
 
 def test_unrated_and_unfinished_tables_change_nothing(repo: Repository) -> None:
@@ -275,6 +322,12 @@ def test_a_rated_table_needs_accounts() -> None:
     assert err.value.status == 403 and err.value.code == "rated_needs_account"
     ratings.check_creation({"game": GAME, "rated": True}, object())
     ratings.check_creation({"game": GAME}, None)
+    for seats in ([{"kind": "ai", "level": "random"}] * 2, [{"kind": "open"}, {"kind": "ai", "level": "random"}]):
+        with pytest.raises(WebError) as err:
+            ratings.check_creation({"game": GAME, "rated": True, "seats": seats}, object())
+        assert err.value.status == 400 and err.value.code == "bad_seats"
+        assert "at least 2 people with accounts" in err.value.message
+    ratings.check_creation({"game": GAME, "rated": True, "seats": [{"kind": "open"}] * 2}, object())
     with pytest.raises(WebError) as err:
         ratings.check_seat({"rated": True}, None)
     assert "log in" in err.value.message
@@ -337,7 +390,7 @@ def test_profile_and_leaderboard_over_http(tmp_path: Path) -> None:
         page = client.get(f"/players/{ann_name}")
         assert page.status_code == 200 and "profile.js" in page.text
         missing = client.get("/players/nobody-here")
-        assert missing.status_code == 404 and "profile.js" in missing.text
+        assert missing.status_code == 404 and "nobody-here" in missing.text  # the 404 page (web/notfound.py)
         err = client.get("/api/players/nobody-here", headers={"Accept-Language": "it"})
         assert err.status_code == 404 and err.json()["code"] == "not_found"
         assert "nessun" in err.json()["message"].lower()
@@ -464,7 +517,7 @@ def test_a_player_who_resigns_a_rated_three_player_table_ranks_last(tmp_path: Pa
         names = [f"P{k}{tag}" for k in range(3)]
         jars = [_signup(client, n) for n in names]
         made = client.post("/api/tables", json={"game": "tohm", "players": 3, "seats": [{"kind": "open"}] * 3,
-                                                "sit": 0, "rated": True, "options": {"turn_limit": 9}},
+                                                "sit": 0, "rated": True, "options": {"turn_limit": 30}},
                            headers=_as(client, jars[0]))
         assert made.status_code == 201, made.text
         table, tokens = made.json()["id"], [made.json()["token"]]
@@ -474,6 +527,14 @@ def test_a_player_who_resigns_a_rated_three_player_table_ranks_last(tmp_path: Pa
         _as(client, None)
         with connect(client, table, tokens[0]) as p0, connect(client, table, tokens[1]) as p1, \
                 connect(client, table, tokens[2]) as p2:
+            repo = client.app.state.lobby.repo  # type: ignore[attr-defined]
+
+            def everyone_moved(_state: dict[str, Any]) -> bool:  # the moves a rated result needs, then P1 resigns
+                with repo.engine.connect() as conn:
+                    made = ratings._own_moves(conn, table)
+                return all(made.get(k, 0) >= ratings.MIN_OWN_MOVES for k in range(3))
+
+            play_random({0: p0, 1: p1, 2: p2}, [], random.Random(3), stop=everyone_moved)
             p1.send({"type": "resign"})
             p0.until(lambda m: m["type"] == "note" and m["kind"] == "resigned")
             final = play_random({0: p0, 2: p2}, [p1], random.Random(3))
@@ -493,27 +554,38 @@ def test_a_player_who_resigns_a_rated_three_player_table_ranks_last(tmp_path: Pa
         assert back.status_code == 200 and back.json()["seat"] is None
 
 
-def test_a_logged_in_player_plays_a_rated_table_against_an_ai_at_its_ladder_rating(tmp_path: Path) -> None:
-    import random
-
-    from tests.test_web_api import connect, play_random, server
+def test_a_rated_table_of_ais_or_of_one_person_against_ais_cannot_be_created(tmp_path: Path) -> None:
+    from tests.test_web_api import server
     with server(tmp_path) as client:
-        name = f"Solo{uuid.uuid4().hex[:6]}"
-        jar = _signup(client, name)
-        made = client.post("/api/tables", json={"game": "tohm", "players": 2, "sit": 0, "rated": True,
-                                                "seats": [{"kind": "open"}, {"kind": "ai", "level": "random"}],
-                                                "options": {"turn_limit": 6}}, headers=_as(client, jar))
-        assert made.status_code == 201, made.text
+        jar = _signup(client, f"Solo{uuid.uuid4().hex[:6]}")
+        ai = {"kind": "ai", "level": "random"}
+        for seats, sit in (([ai, ai], None), ([{"kind": "open"}, ai], 0)):
+            made = client.post("/api/tables", json={"game": "tohm", "players": 2, "sit": sit, "rated": True,
+                                                    "seats": seats}, headers=_as(client, jar))
+            assert made.status_code == 400 and made.json()["code"] == "bad_seats"
+            assert made.json()["message"] == ("a rated table is played by at least 2 people with accounts: "
+                                              "leave at least 2 seats open")
+        it = client.post("/api/tables", json={"game": "tohm", "players": 2, "rated": True, "seats": [ai, ai]},
+                         headers={**_as(client, jar), "Accept-Language": "it"})
+        assert it.status_code == 400 and "almeno 2" in it.json()["message"]
         _as(client, None)
-        with connect(client, made.json()["id"], made.json()["token"]) as me:
-            final = play_random({0: me}, [], random.Random(5))
-        assert final["status"] == "over"
-        data = _wait_rated(client, name, 1)
-        ai = ratings.ladder_rating("tohm", "random", 2) or Rating()  # the ladder's, or a newcomer's
-        ranks = ratings.ranks_of(final["result"], 2)[1]
-        (mu, sigma), _ = openskill_expected([Rating(), ai], ranks)
-        got = data["ratings"][0]["rating"]
-        assert got["mu"] == pytest.approx(mu) and got["sigma"] == pytest.approx(sigma)
-        with client.app.state.lobby.repo.engine.connect() as conn:  # type: ignore[attr-defined]
-            assert conn.execute(select(func.count()).select_from(rating_history_t)
-                                .where(rating_history_t.c.table_id == made.json()["id"])).scalar() == 1
+        assert client.get("/api/tables").json()["tables"] == []  # nothing was created
+
+
+def test_a_second_account_resigning_at_once_changes_no_rating(tmp_path: Path) -> None:
+    """The farming of issue 23: Bob joins Ann's rated table and resigns before any move. The table
+    ends (Ann wins it), but neither rating moves: Ann gets no +79 in one click."""
+    from tests.test_web_api import connect, server
+    with server(tmp_path) as client:
+        tag = uuid.uuid4().hex[:6]
+        ann, bob = _signup(client, f"Ann{tag}"), _signup(client, f"Bob{tag}")
+        table, ann_token, bob_token = _rated_game(client, ann, bob)
+        with connect(client, table, ann_token) as a, connect(client, table, bob_token) as b:
+            b.send({"type": "resign"})
+            final = a.until(lambda m: m.get("status") == "over")
+        assert final["result"]["reason"] == "resigned" and final["result"]["winners"] == [0]
+        lobby = client.app.state.lobby  # type: ignore[attr-defined]
+        assert ratings.rate_table(lobby.repo, table) == []  # (whatever the worker did meanwhile)
+        for name in (f"Ann{tag}", f"Bob{tag}"):
+            data = client.get(f"/api/players/{name}").json()
+            assert data["ratings"] == [] and data["tables"][0]["id"] == table

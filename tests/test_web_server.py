@@ -57,12 +57,13 @@ def test_a_huge_layout_is_refused_at_once_and_the_server_stays_responsive(tmp_pa
                     took = time.perf_counter() - started
                     assert res.status_code == 400 and res.json()["error"] == "bad_options", res.text
                     assert "layout" in res.json()["message"]
-                    assert took < 1.0, f"{side}x{side} took {took:.2f} s to refuse"
+                    assert took < 3.0, f"{side}x{side} took {took:.2f} s to refuse"  # was 5.5 s and 38 s
                 time.sleep(0.3)
             finally:
                 stop.set()
                 pinger.join()
-            assert pings and max(pings) < 1.0, f"the other table waited {max(pings):.2f} s"
+            # (a margin for a busy machine: the freeze this guards against lasted 5.5 s and more)
+            assert pings and max(pings) < 3.0, f"the other table waited {max(pings):.2f} s"
         assert http.get("/api/games").status_code == 200
 
 

@@ -27,14 +27,14 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ludoteca.commands import UsageError
 from ludoteca.core.i18n import N_, _
 
 __all__ = ["UsageError", "build_parser", "main"]
 
-COMMANDS = ("rules", "random", "replay", "play", "arena", "lab", "serve")
+COMMANDS = ("rules", "random", "replay", "play", "arena", "lab", "serve", "backup", "restore", "admin", "analyse")
 EXIT_BROKEN_PIPE = 1
 """Exit code when standard output is closed by its reader."""
 
@@ -104,6 +104,31 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+EXTRAS = {"fastapi": "web", "starlette": "web", "uvicorn": "web", "sqlalchemy": "web", "argon2": "web",
+          "redis": "web", "prometheus_client": "web", "psycopg": "web", "matplotlib": "lab", "numpy": "lab",
+          "jinja2": "lab", "ray": "ray"}
+"""The optional extra (pyproject.toml) that installs a third-party module a command imports."""
+
+
+def _missing_extra(command: str, module: str) -> Any:
+    """A stand-in for a command whose module cannot be imported because a third-party package is not
+    installed: listed as usual, it says what to install instead of breaking every other command."""
+    import types
+
+    extra = EXTRAS.get(module)
+    install = f"pip install 'ludoteca[{extra}]'" if extra else f"pip install {module}"
+    message = _("'{command}' needs the Python package {module}, which is not installed: {install}").format(
+        command=command, module=module, install=install)
+
+    def run(_args: argparse.Namespace) -> int:
+        raise UsageError(message)
+
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+    return types.SimpleNamespace(HELP=message, run=run, add_arguments=add_arguments)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from ludoteca import __version__
     from ludoteca.registry import GAMES
@@ -119,7 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
         except ModuleNotFoundError as exc:
             if exc.name == f"ludoteca.commands.{name}":
                 continue
-            raise
+            if not exc.name or exc.name.split(".")[0] == "ludoteca":
+                raise
+            module = _missing_extra(name, exc.name.split(".")[0])  # e.g. serve without ludoteca[web]
         # argparse %-formats help strings (not descriptions): "95%" must reach it as "95%%".
         text = _(module.HELP)
         p = sub.add_parser(name, help=text.replace("%", "%%"), description=text)
@@ -162,7 +189,12 @@ def _main(argv: Sequence[str] | None) -> int:
         if not getattr(args, "command", None):
             parser.print_help()
             return 2
-        return int(args._module.run(args) or 0)
+        try:
+            return int(args._module.run(args) or 0)
+        except ModuleNotFoundError as exc:  # an optional package the command needs (pyproject's extras)
+            if not exc.name or exc.name.split(".")[0] == "ludoteca":
+                raise
+            raise UsageError(_missing_extra(args.command, exc.name.split(".")[0]).HELP) from None
     except UsageError as exc:
         # The prefix stays "ludoteca: error:" in every language (scripts and tests match it; the
         # message after it is in the chosen language).

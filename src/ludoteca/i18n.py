@@ -36,7 +36,9 @@ SOURCES = ("play/*.py", "commands/play.py", "commands/replay.py", "commands/rand
            "core/drawing.py", "i18n.py", "lab/*.py", "commands/lab.py", "commands/arena.py", "commands/serve.py",
            "commands/common.py", "games/*/__init__.py", "core/options.py", "core/registry.py", "agents/base.py",
            "agents/strong.py",
-           "core/game.py", "cli.py", "commands/rules.py")
+           "core/game.py", "cli.py", "commands/rules.py", "commands/backup.py", "commands/restore.py",
+           "commands/admin.py", "web/backup.py", "web/admin_cli.py",
+           "games/*/solve.py", "agents/perfect.py", "analysis/*.py", "commands/analyse.py")
 """The files whose ``_()`` and ``N_()`` messages make the terminal's catalog (globs under the package)."""
 
 _ = hook._
@@ -228,6 +230,36 @@ def web_translations(lang: str) -> dict[str, str]:
     return merged
 
 
+DEFAULT_PLURAL = "(n != 1)"
+"""English's plural rule as a gettext expression (form 0: one, form 1: other)."""
+
+
+@cache
+def web_plurals(lang: str) -> tuple[str, dict[str, list[str]]]:
+    """``lang``'s plural rule (the gettext ``plural=`` expression of its catalogs' ``Plural-Forms``,
+    which Babel writes from the CLDR rules) and its plural messages: the singular msgid -> the
+    translated forms, in the rule's order (``tn`` of i18n.js picks one by the count). English: its
+    rule and no messages (the source's singular and plural are the forms)."""
+    if lang not in LANGUAGES or lang == LANGUAGES[0]:
+        return DEFAULT_PLURAL, {}
+    rule = ""
+    forms: dict[str, list[str]] = {}
+    for path in browser_catalog_paths(lang):
+        catalog = _read(path, lang, WEB_DOMAIN)
+        if catalog is None:
+            continue
+        rule = rule or str(catalog.plural_expr)
+        for m in catalog:
+            if not m.fuzzy and isinstance(m.id, list | tuple) and m.id and isinstance(m.string, list | tuple) \
+                    and _translated(m.string):
+                forms[str(m.id[0])] = [str(s) for s in m.string]
+    if not rule:
+        from babel.messages.catalog import Catalog
+
+        rule = str(Catalog(locale=lang).plural_expr)
+    return rule, forms
+
+
 class Message:
     """A message of the catalogs with its fields' values, translated when it is shown: a value of
     another message's field (``"the request body: {reason}"``, the reason a message of its own)."""
@@ -292,25 +324,36 @@ def extract_scripts(catalog: Catalog, paths: list[Path]) -> None:
         _add_nested_calls(catalog, path)
 
 
-_JS_CALL = re.compile(r"""(?<![\w.$])t\(\s*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+_JS_STRING = r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_JS_CALL = re.compile(r"(?<![\w.$])t\(\s*" + _JS_STRING)
 """A ``t("…")`` call with a literal first argument (Babel's extractor misses those nested in the
 arguments of another ``t`` call, e.g. ``t("{a} · {b}", {b: t("1 die")})``)."""
+_JS_PLURAL_CALL = re.compile(r"(?<![\w.$])tn\(\s*" + _JS_STRING + r"\s*,\s*" + _JS_STRING)
+"""A ``tn("…", "…", n)`` call with literal singular and plural (nested ones too)."""
+
+
+def _js_literal(literal: str) -> str | None:
+    body = literal[1:-1]
+    if literal[0] == "'":
+        body = body.replace('\\\'', "'").replace('"', '\\"')
+    try:
+        message = json.loads(f'"{body}"')
+    except ValueError:
+        return None
+    return message if isinstance(message, str) and message else None
 
 
 def _add_nested_calls(catalog: Catalog, path: Path) -> None:
-    """Add the ``t("…")`` literals of a script that Babel's extractor did not report."""
+    """Add the ``t("…")`` and ``tn("…", "…")`` literals of a script that Babel's extractor did not report."""
     text = path.read_text(encoding="utf-8")
     for match in _JS_CALL.finditer(text):
-        literal = match.group(1)
-        body = literal[1:-1]
-        if literal[0] == "'":
-            body = body.replace('\\\'', "'").replace('"', '\\"')
-        try:
-            message = json.loads(f'"{body}"')
-        except ValueError:
-            continue
-        if isinstance(message, str) and message and message not in catalog:
+        message = _js_literal(match.group(1))
+        if message is not None and message not in catalog:
             _add(catalog, message, path, text.count("\n", 0, match.start()) + 1)
+    for match in _JS_PLURAL_CALL.finditer(text):
+        singular, plural = _js_literal(match.group(1)), _js_literal(match.group(2))
+        if singular is not None and plural is not None and singular not in catalog:
+            _add(catalog, (singular, plural), path, text.count("\n", 0, match.start()) + 1)
 
 
 class _PageTexts(HTMLParser):
@@ -422,7 +465,8 @@ def extract_game(name: str) -> Catalog:
 
 
 def extract_game_options(name: str) -> Catalog:
-    """Game ``name``'s options as the lobby shows them: each one's label and help text."""
+    """Game ``name``'s options as the lobby and the rules pages show them: each one's label, help
+    and value names (:meth:`Option.texts <ludoteca.core.options.Option.texts>`)."""
     from babel.messages.catalog import Catalog
 
     from ludoteca.registry import game_class
@@ -430,15 +474,9 @@ def extract_game_options(name: str) -> Catalog:
     catalog = Catalog(project="ludoteca", domain=WEB_DOMAIN)
     init = game_dir(name) / "__init__.py"
     for option in game_class(name).OPTIONS:
-        _add(catalog, option_label(option.name), init, 0)
-        if option.doc:
-            _add(catalog, option.doc, init, 0)
+        for text in option.texts():
+            _add(catalog, text, init, 0)
     return catalog
-
-
-def option_label(name: str) -> str:
-    """The English label of a game option in the lobby: its name in words (``turn_limit``: "turn limit")."""
-    return name.replace("_", " ")
 
 
 def browser_catalogs() -> list[tuple[str, Path, Callable[[], Catalog]]]:

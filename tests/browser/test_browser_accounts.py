@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ENGLISH_WORDS, axe_violations, language_context, watch_errors
+from tests.browser.conftest import ENGLISH_WORDS, axe_violations, language_context, open_menu, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
@@ -38,6 +38,7 @@ def test_sign_up_sit_then_the_seat_follows_the_account_to_another_browser(server
         page = phone.new_page()
         errors = watch_errors(page)
         page.goto(f"{server}/")
+        open_menu(page)  # (on a phone the header's links are in its menu)
         page.click("#login-link")  # the header's "Log in"
         page.wait_for_url(re.compile(r"/login\?next="))
         page.click("#account-other")  # "No account yet? Sign up"
@@ -48,7 +49,8 @@ def test_sign_up_sit_then_the_seat_follows_the_account_to_another_browser(server
         assert axe_violations(page) == []
         fill_and_send(page, name, PASSWORD)
         page.wait_for_url(f"{server}/")
-        page.wait_for_selector(f"#account-name:has-text('{name}')")
+        page.wait_for_selector(f"#account-name:has-text('{name}')", state="attached")
+        open_menu(page)
         assert page.locator("#logout").is_visible()
 
         # a table from the lobby's form (a POST through api(): it carries the CSRF token), seat 1 taken
@@ -124,9 +126,10 @@ def test_the_account_pages_in_italian(server: str, browser: Any, artifacts: Path
         name = f"Bea{secrets.token_hex(3)}"
         fill_and_send(page, name, PASSWORD)
         page.wait_for_url(f"{server}/")
-        page.wait_for_selector("#logout:has-text('Esci')")
+        page.wait_for_selector("#logout:has-text('Esci')", state="attached")
+        open_menu(page)
         page.click("#logout")
-        page.wait_for_selector("#login-link:has-text('Accedi')")
+        page.wait_for_selector("#login-link:has-text('Accedi')", state="attached")
         page.goto(f"{server}/signup")
         fill_and_send(page, name.lower(), PASSWORD)
         page.wait_for_selector(f"#account-error:has-text('il nome {name.lower()} è già preso')")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.conftest import open_menu
 from tests.browser.test_browser_play import new_page, wait_state
 from tests.browser.test_browser_table_life import post
 
@@ -127,6 +128,7 @@ def test_the_table_with_its_chat_in_italian_on_a_phone(server: str, browser: Any
         assert ann.locator("#sound-toggle").inner_text() == "Suoni spenti"
         assert ann.locator("#chat-box h2").inner_text() == "Chat"
         assert ann.get_attribute("#chat-text", "placeholder") == "Scrivi un messaggio"
+        open_menu(ann)  # (on a phone the header's toggles are in its menu)
         for sel in ("#chat-send", "#chat-toggle", "#sound-toggle", "#resign", "#leave"):
             box = ann.locator(sel).bounding_box()
             assert box is not None and box["height"] >= 44, sel

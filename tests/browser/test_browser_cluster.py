@@ -55,7 +55,9 @@ def test_two_browsers_on_two_workers_play_tohm_to_the_end(browser: Any, tmp_path
             click_move(page, "tohm", rng)
             for p in (ann, bob):  # each move is seen on both workers
                 wait_seq_above(p, s["seq"])
-            assert state(ann)["seq"] == state(bob)["seq"]
+            stored = cluster.n_actions(table_id)  # the move and the chance after it, as each page gets them
+            for p in (ann, bob):
+                wait_state(p, "s.seq === arg", stored)
             moves += 1
             if moves == 10:
                 ann.screenshot(path=str(artifacts / "cluster-tohm-worker1.png"))

@@ -19,7 +19,7 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 GAMES = ["exactly", "tri", "tohm", "exagon"]
-SHOT_STEP = {"exactly": 4, "tri": 8, "tohm": 2, "exagon": 3}
+SHOT_STEP = {"exactly": 4, "tri": 8, "tohm": 2, "exagon": 5}
 """The step whose explanation is photographed (a scoring moment of each game)."""
 MIN_TAP = 44
 MIN_TEXT = 14
@@ -61,10 +61,14 @@ def tap(page: Any, selector: str, **kw: Any) -> None:
     page.locator(selector).first.click(**kw)
 
 
-def make(page: Any, game: str, action: dict[str, Any]) -> None:
-    """Makes ``action`` by tapping the board as a player would."""
+def make(page: Any, game: str, action: dict[str, Any], offered: list[dict[str, Any]] | None = None) -> None:
+    """Makes ``action`` by tapping the board as a player would (``offered``: the step's other moves shown
+    first, e.g. the ways a tile fits before the asked one)."""
+    offered = offered or []
     if "pass" in action:
         tap(page, "#controls #pass")
+    elif "stop" in action:
+        tap(page, "#controls #stop")
     elif game == "exactly":
         tap(page, f'#board .stack.legal[data-pile="{action["from"]}"][data-coin="{action["coin"]}"]')
         tap(page, f'#board .pile.dest[data-pile="{action["to"]}"]', position={"x": 30, "y": 12})
@@ -91,6 +95,10 @@ def make(page: Any, game: str, action: dict[str, Any]) -> None:
             p = action["place"]
             tap(page, f'#board [data-hand-tile="{p["tile"]}"]')
             tap(page, f'#board .spot.legal[data-spot="{p["at"][0]},{p["at"][1]}"]')
+            shown = [o["place"]["rot"] for o in offered if "place" in o and o["place"]["tile"] == p["tile"]
+                     and o["place"]["at"] == p["at"]]
+            for _ in shown:  # the tile first appears turned the offered way: Rotate to the asked one
+                tap(page, "#controls #rotate")
             tap(page, "#controls #place")
     else:  # pragma: no cover - a new game needs its taps here
         raise AssertionError(f"no taps for {game}")
@@ -106,14 +114,14 @@ def complete(page: Any, server: str, game: str, lang: str, artifacts: Path) -> i
     page.goto(f"{server}/learn/{game}")
     page.wait_for_selector("#progress:not(:empty)")
     count = page.evaluate("() => window.ludotecaGuide.info.steps.length")
-    assert 5 <= count <= 8
+    assert 5 <= count <= 12
     for n in range(1, count + 1):
         page.wait_for_function(f"() => window.ludotecaGuide.step && window.ludotecaGuide.step.step === {n}")
         step = step_info(page)
         assert step["before"] and step["title"]
         assert page.locator("#step-title").inner_text() == step["title"]
         check_layout(page)
-        make(page, game, step["moves"][0])
+        make(page, game, step["moves"][0], step["offered"])
         page.wait_for_selector("#after-box:not([hidden])")
         assert page.locator("#after").inner_text().strip()
         assert page.locator("#log li").count() >= 1  # the engine's events, announced like at a table
@@ -122,6 +130,9 @@ def complete(page: Any, server: str, game: str, lang: str, artifacts: Path) -> i
             page.locator("#after-box").scroll_into_view_if_needed()
             page.screenshot(path=str(artifacts / f"guide-{game}-{lang}.png"), full_page=True)
         page.locator("#next").click()
+        if n == count:  # the game is over: said in words beside the board, not hidden by an announcement
+            assert page.locator("#result").inner_text().strip()
+            assert not page.locator("#announce.show").count()
     page.wait_for_selector("#finish:not([hidden])")
     check_layout(page)
     return int(count)
@@ -178,7 +189,7 @@ def test_english_guide_ends_at_a_real_table_against_the_easiest_ai(server: str, 
         page.wait_for_url("**/t/**")
         page.wait_for_selector(".seat[data-seat='1']")
         seats = page.locator("#seats").inner_text()
-        assert "Ada" in seats and "random" in seats
+        assert "Ada" in seats and "beginner" in seats and "random" not in seats  # the easiest ladder level
         assert not errors, errors
     finally:
         ctx.close()
@@ -191,10 +202,50 @@ def test_the_guides_in_english_screenshots(server: str, browser: Any, artifacts:
         for game in GAMES:
             page.goto(f"{server}/learn/{game}#{SHOT_STEP[game]}")
             page.wait_for_function(f"() => window.ludotecaGuide.step?.step === {SHOT_STEP[game]}")
-            make(page, game, step_info(page)["moves"][0])
+            make(page, game, step_info(page)["moves"][0], step_info(page)["offered"])
             page.wait_for_selector("#after-box:not([hidden])")
             check_layout(page)
             page.screenshot(path=str(artifacts / f"guide-{game}-en.png"), full_page=True)
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
+def test_turning_a_tile_is_the_only_way_through_the_rotation_lesson(server: str, browser: Any, artifacts: Path) -> None:
+    """The lesson on turning a tile: placed the way it first fits, it is "not this one" and nothing changes;
+    turned with the Rotate control, it passes. The hourglass runs on screen meanwhile."""
+    ctx, page, errors = phone(browser, "it")
+    try:
+        page.goto(f"{server}/learn/exagon#1")
+        page.wait_for_function("() => window.ludotecaGuide?.step?.step === 1")
+        count = page.evaluate("() => window.ludotecaGuide.info.steps.length")
+        n = next(k for k in range(1, count + 1)
+                 if page.evaluate(f"async () => (await (await fetch('/api/guide/exagon/{k}')).json()).offered.length"))
+        page.goto(f"{server}/learn/exagon#{n}")
+        page.reload()
+        page.wait_for_function(f"() => window.ludotecaGuide?.step?.step === {n}")
+        step = step_info(page)
+        asked = step["moves"][0]["place"]
+        tap(page, f'#board [data-hand-tile="{asked["tile"]}"]')
+        tap(page, f'#board .spot.legal[data-spot="{asked["at"][0]},{asked["at"][1]}"]')
+        assert "2" in page.locator("#controls #rotate").inner_text()  # two ways fit
+        tap(page, "#controls #place")  # not turned: the way it first fits
+        page.wait_for_selector("#feedback:not([hidden])")
+        assert page.locator("#feedback").inner_text().startswith("Non questa:")
+        assert page.locator("#after-box").is_hidden()
+        make(page, "exagon", step["moves"][0], step["offered"])  # turned with Rotate, then placed
+        page.wait_for_selector("#after-box:not([hidden])")
+        assert page.locator("#after").inner_text().strip()
+        # the hourglass of a turn is on screen, in Italian, and it runs
+        page.goto(f"{server}/learn/exagon#{n + 1}")
+        page.reload()
+        page.wait_for_function(f"() => window.ludotecaGuide?.step?.step === {n + 1}")
+        page.wait_for_selector("#guide-clock:not([hidden])")
+        assert "clessidra" in page.locator("#guide-clock").inner_text().lower()
+        first = page.locator("#guide-clock-seconds").inner_text()
+        page.wait_for_function(f"() => document.getElementById('guide-clock-seconds').textContent !== {first!r}")
+        check_layout(page)
+        page.screenshot(path=str(artifacts / "guide-exagon-it-clock.png"), full_page=False)
         assert not errors, errors
     finally:
         ctx.close()

@@ -85,23 +85,7 @@ def test_two_logged_in_players_play_a_rated_table_and_find_their_ratings(server:
         bob.locator("button.sit").first.click()
         wait_state(bob, "s.you === 1 && s.status === 'playing'")
         wait_state(ann, "s.status === 'playing'")
-        players = {0: ann, 1: bob}
-        rng = random.Random(11)
-        for _ in range(200):
-            s = state(ann)
-            if s["status"] == "over":
-                break
-            page = players[s["to_move"]]
-            wait_state(page, "s.mine || s.status !== 'playing' || s.seq !== arg", s["seq"])
-            if state(page)["seq"] != s["seq"] or not state(page)["mine"]:
-                continue
-            click_move(page, "tohm", rng)
-            for p in (ann, bob):
-                wait_seq_above(p, s["seq"])
-        else:
-            raise AssertionError("the game did not end")
-        for page in (ann, bob):
-            wait_state(page, "s.status === 'over'")
+        play_to_the_end({0: ann, 1: bob}, random.Random(11))
         # both profiles show the new rating, its plot (with its table) and the finished table's replay
         for page, name in ((ann, ann_name), (bob, bob_name)):
             page.goto(f"{server}/players/{name.replace(' ', '%20')}")
@@ -190,6 +174,48 @@ OVERFLOW_JS = """([selector, w]) => [...document.querySelectorAll(selector)].fil
 the frame they scroll in (a visually hidden header, 1 pixel wide, is left out: nobody sees it)."""
 
 
+def play_to_the_end(players: dict[int, Any], rng: random.Random) -> None:
+    """The players' pages click random legal moves until the game is over."""
+    first = players[0]
+    for _ in range(200):
+        s = state(first)
+        if s["status"] == "over":
+            break
+        page = players[s["to_move"]]
+        wait_state(page, "s.mine || s.status !== 'playing' || s.seq !== arg", s["seq"])
+        if state(page)["seq"] != s["seq"] or not state(page)["mine"]:
+            continue
+        click_move(page, "tohm", rng)
+        for p in players.values():
+            wait_seq_above(p, s["seq"])
+    else:
+        raise AssertionError("the game did not end")
+    for page in players.values():
+        wait_state(page, "s.status === 'over'")
+
+
+def finish_a_rated_table(page: Any, opponent: Any, server: str) -> None:
+    """From the lobby, the logged-in player of ``page`` creates a rated TOHM table (a turn limit of 6:
+    three moves each, the least a rated result needs), the logged-in ``opponent`` sits, and they play it
+    to the end by clicking: a finished rated table and a new rating on their profiles."""
+    page.goto(server + "/")
+    page.locator("#rated").wait_for()
+    page.select_option("#game", "tohm")
+    page.select_option("#players", "2")
+    page.fill("#opt-turn_limit", "6")
+    page.select_option("#seat-0", "open")
+    page.select_option("#seat-1", "open")
+    page.check("#rated")
+    page.click("#create-btn")
+    page.wait_for_url(re.compile(r"/t/"))
+    wait_state(page, "s.you === 0")
+    opponent.goto(page.url)
+    opponent.locator("button.sit").first.click()
+    wait_state(opponent, "s.you === 1 && s.status === 'playing'")
+    wait_state(page, "s.status === 'playing'")
+    play_to_the_end({0: page, 1: opponent}, random.Random(5))
+
+
 def finish_a_table_against_the_ai(page: Any, server: str, *, rated: bool) -> None:
     """From the lobby, the logged-in player of ``page`` sits at a TOHM table against the easiest AI
     (rated or not) and resigns at once: a finished table on their profile (lost; rated: a new rating)."""
@@ -214,8 +240,11 @@ def test_a_profiles_finished_tables_fit_a_phone(server: str, browser: Any, artif
     width, height = 390, 844
     name = f"Bartholomew Longname {uuid.uuid4().hex[:6]}"
     ctx, page, errors = logged_in(browser, server, name, width, height, lang)
+    ctx_o, opponent, _ = logged_in(browser, server, f"Opponent {uuid.uuid4().hex[:6]}")
     try:
-        finish_a_table_against_the_ai(page, server, rated=True)
+        # a rated result needs a real game between two accounts (a resignation at once against the AI
+        # would rate nothing): a rated table played to its end, then a casual one against the AI
+        finish_a_rated_table(page, opponent, server)
         finish_a_table_against_the_ai(page, server, rated=False)
         page.goto(f"{server}/players/{name.replace(' ', '%20')}")
         page.wait_for_function("() => document.body.dataset.ready === '1'")
@@ -243,3 +272,4 @@ def test_a_profiles_finished_tables_fit_a_phone(server: str, browser: Any, artif
         assert errors == []
     finally:
         ctx.close()
+        ctx_o.close()

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from ludoteca.registry import GAMES, game_class
+from tests.browser.conftest import open_menu
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
@@ -60,6 +61,7 @@ def test_a_new_player_reads_the_rules_from_the_lobby_and_switches_to_italian(
         assert no_horizontal_scroll(page), "the rules page scrolls sideways on a phone"
         page.screenshot(path=str(artifacts / f"rules-{name}-en-390.png"))
 
+        open_menu(page)  # (on a phone the language switch is in the header's menu)
         page.locator(".lang-switch a", has_text="Italiano").click()
         page.wait_for_url(re.compile(rf"/rules/{name}\?lang=it$"))
         assert page.locator("html").get_attribute("lang") == "it"

@@ -93,6 +93,7 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None) -> A
     from ludoteca.agents.levels import resolve
 
     name, params = parse_spec(resolve(spec, game))  # a ladder level ("medium") plays its agent
+    turn = params.pop("turn", None)  # a level's pace: at most this many moves a turn (agents/pace.py)
     if name not in _REGISTRY:
         raise ValueError(_("unknown agent {name}; the agents are: {names}").format(
             name=repr(name), names=", ".join(sorted(_REGISTRY))))
@@ -100,9 +101,14 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None) -> A
     if game is not None and getattr(factory, "wants_game", False):
         params["game"] = game
     try:
-        return factory(seed=seed, **params)
+        agent = factory(seed=seed, **params)
     except TypeError as exc:
         raise ValueError(_("agent {name}: {error}").format(name=repr(name), error=exc)) from None
+    if turn is None:
+        return agent
+    from ludoteca.agents.pace import paced
+
+    return paced(agent, turn, game)
 
 
 _loaded = False
@@ -117,7 +123,7 @@ def _load_builtin() -> None:
     import importlib
 
     for module in ("ludoteca.agents.heuristics", "ludoteca.agents.mcts", "ludoteca.agents.soft",
-                   "ludoteca.agents.strong"):
+                   "ludoteca.agents.strong", "ludoteca.agents.perfect"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -35,6 +35,21 @@ def _read(game: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and isinstance(data.get("levels"), dict) else None
 
 
+def pace(game: str) -> dict[str, Any]:
+    """The game's ``pace`` (:mod:`ludoteca.agents.pace`): ``{"counted": key, "turn": {level: cap}}``,
+    or {} when its ladder.json has none."""
+    data = _read(game)
+    value = data.get("pace") if data is not None else None
+    return value if isinstance(value, dict) else {}
+
+
+def turn_cap(game: str, level: str) -> int | None:
+    """The most moves ``level`` makes in one turn of ``game`` (its ladder.json's ``pace``), or None."""
+    caps = pace(game).get("turn")
+    cap = caps.get(level) if isinstance(caps, dict) else None
+    return cap if isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1 else None
+
+
 def _rung(level: str, entry: Any) -> Rung | None:
     if not isinstance(entry, dict):
         return None

@@ -2,9 +2,11 @@
 
 From weakest to strongest:
 
-* ``beginner`` -- ``soft:p=0.1``: a random legal move, the heuristic's move one time in ten (a
-  child can beat it);
-* ``easy`` -- ``soft:p=0.5``: the heuristic's move half of the time, a random one otherwise;
+* ``beginner`` -- ``soft:p=0.5``: the heuristic's move half of the time, a random legal move
+  otherwise: the first AI a newcomer meets (the guided game's last step) plays sensibly but can be
+  beaten -- it clearly beats the uniformly random player and clearly loses to ``medium`` in every
+  game (issue 22; ``random`` stays, for the lab and for a seat whose player left);
+* ``easy`` -- ``soft:p=0.8``: the heuristic's move four times in five, a random one otherwise;
 * ``medium`` -- ``heuristic``: the game's heuristic player (the anchor of the ladder's scale);
 * ``hard`` -- ``strong``: Monte-Carlo tree search in C with the game's tuned budget
   (``agent_defaults["strong"]``), measured not weaker than the Python ``mcts`` at a few
@@ -23,6 +25,14 @@ needs another budget overrides a level through its class's ``agent_defaults["lev
 the game's tuned budget of that agent); no game is named here. The measured rating of each level
 is in each game's ``ladder.json`` (:mod:`ludoteca.agents.ladder`, ``benchmarks/ladder.py``).
 
+**Pace** (issue 22, :mod:`ludoteca.agents.pace`): in a game whose turn may go on (EXAGON: a tile
+with two connections lets the player place another), a program that always goes on empties its
+hand in one turn. Such a game gives each level a cap in its ``ladder.json``
+(``"pace": {"counted": "placed_this_turn", "turn": {"beginner": 3, ...}}``) and :func:`spec` adds it
+to the level's spec (``heuristic:turn=5``): after that many moves the level ends its turn, the way a
+person stops. The caps are an input of ``benchmarks/ladder.py`` (kept when it rewrites the file)
+and ``benchmarks/ai_turns.py`` measures what they do (docs/strength.md).
+
 The older names stay valid (:data:`ALIASES`): ``random`` (any legal move), ``heuristic`` (the
 ``medium`` level) and ``mcts`` (the ``expert`` level, the strongest, as it was before).
 """
@@ -40,8 +50,8 @@ EXPERT_FACTOR = 20
 """The ``expert`` level searches this many times the game's tuned ``strong`` iterations."""
 
 SPECS: Mapping[str, str] = {
-    "beginner": "soft:p=0.1",
-    "easy": "soft:p=0.5",
+    "beginner": "soft:p=0.5",
+    "easy": "soft:p=0.8",
     "medium": "heuristic",
     "hard": "strong",
     "expert": f"strong:x{EXPERT_FACTOR}",
@@ -86,16 +96,21 @@ def spec(level: str, game: str | None = None) -> str:
     """The agent spec that plays ``level`` (a ladder level or an older name) in ``game``.
 
     A spec that is not a level name is returned unchanged (``mcts:iterations=50`` plays itself).
-    ``game`` (a game name) applies the game's overrides (``agent_defaults["levels"]``) and turns
-    ``strong:xN`` (``mcts:xN``) into N times the game's tuned iterations; without a game, ``expert``
-    is plain ``strong`` (the tuned budget of whatever game it plays), so pass the game whenever known."""
+    ``game`` (a game name) applies the game's overrides (``agent_defaults["levels"]``), turns
+    ``strong:xN`` (``mcts:xN``) into N times the game's tuned iterations and adds the level's pace in
+    that game (``:turn=N``, from its ladder.json); without a game, ``expert`` is plain ``strong`` (the
+    tuned budget of whatever game it plays), so pass the game whenever known."""
     name = canonical(level)
     if name not in SPECS:
         return level
     if game is None:
         return _multiple(SPECS[name], None)
     overrides = game_class(game).agent_defaults.get("levels", {})
-    return _multiple(str(overrides.get(name, SPECS[name])), game)
+    out = _multiple(str(overrides.get(name, SPECS[name])), game)
+    from ludoteca.agents.ladder import turn_cap
+
+    cap = turn_cap(game, name)
+    return out if cap is None or ":turn=" in out else f"{out}:turn={cap}"
 
 
 def resolve(spec_or_level: str, game: str | None = None) -> str:

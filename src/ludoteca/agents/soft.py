@@ -3,7 +3,7 @@
 At each decision the agent plays the game's heuristic move with probability ``p`` and a
 uniformly random legal move otherwise, so ``soft:p=0`` is ``random`` and ``soft:p=1`` is
 ``heuristic``. The weak levels of the AI ladder (:mod:`ludoteca.agents.levels`) are such
-agents: a child can beat ``soft:p=0.1``. Seeded and reproducible like every agent: the same
+agents: ``beginner`` is ``soft:p=0.5``, ``easy`` ``soft:p=0.8``. Seeded and reproducible like every agent: the same
 seed and positions give the same moves (the coin and the random move come from the agent's own
 generator, the heuristic draws from it too).
 """

@@ -114,18 +114,36 @@ class StrongAgent(Agent):
             out[key] = FALLBACKS[key] if value is None else value
         return out
 
+    @staticmethod
+    def unavailable(game: Game) -> str:
+        """Why the compiled search cannot play ``game`` here (not built, no search, these options), or
+        ``""`` when it can."""
+        module = game.compiled()
+        if module is None:
+            return _("{game} has no compiled engine").format(game=game.title)
+        if not hasattr(module, "search"):
+            return _("the compiled engine of {game} has no search yet").format(game=game.title)
+        return str(module.unsupported(game) or "")
+
+    def engine(self, game: Game) -> dict[str, Any]:
+        """What plays ``game``: ``{"engine": "compiled"}``, with ``"hidden": "python ismcts"`` when the
+        seat's hidden choices go to the Python information-set search, or ``{"engine": "python mcts",
+        "reason": …}`` for the fallback (the lab records it in run.json and its report)."""
+        reason = self.unavailable(game)
+        if reason:
+            return {"engine": "python mcts", "reason": reason, "settings": MCTSAgent(game=game.name).settings(game)}
+        module = game.compiled()
+        out: dict[str, Any] = {"engine": "compiled"}
+        if game.has_hidden_information() and not getattr(module, "SEARCHES_HIDDEN_INFORMATION", False):
+            out["hidden"] = "python ismcts"
+        return out
+
     def compiled_search(self, game: Game) -> Any:
         """The game's compiled engine module when it can search ``game`` here, else None (after
         one warning per game and process saying why)."""
-        module = game.compiled()
-        if module is None:
-            reason = _("{game} has no compiled engine").format(game=game.title)
-        elif not hasattr(module, "search"):
-            reason = _("the compiled engine of {game} has no search yet").format(game=game.title)
-        else:
-            reason = module.unsupported(game)
+        reason = self.unavailable(game)
         if not reason:
-            return module
+            return game.compiled()
         if game.name not in _warned:
             _warned.add(game.name)
             log.warning(_("agent 'strong': {reason}; playing the Python mcts instead (much slower)").format(

@@ -10,7 +10,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_game_argument, add_option_arguments, parse_options
@@ -80,6 +80,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("measure every decision (branching, decision factor, drama) in every K-th "
                              "game (default 8; 1: every game, a little slower; 0: none)"))
     parser.add_argument("--no-report", action="store_true", help=_("skip report.html (no matplotlib needed)"))
+    parser.add_argument("--estimate", action="store_true",
+                        help=_("only estimate how long the run takes: play and time a few games, play no more"))
+    parser.add_argument("--csv", metavar="FILE", default=None,
+                        help=_("also write the games as CSV (one row a game, for a spreadsheet or pandas)"))
 
 
 def check_backend(args: argparse.Namespace) -> None:
@@ -109,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ludoteca.lab.metrics import summarise
-    from ludoteca.lab.report import dec, print_tables, set_language, write_html, write_summary
+    from ludoteca.lab.report import dec, print_tables, set_language, write_summary
+    from ludoteca.lab.report_html import write_html
     from ludoteca.lab.runner import GameError
     from ludoteca.lab.session import run_spec
     from ludoteca.lab.store import StoreError
@@ -128,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
         games += spec.players - games % spec.players
     console = Console()
     err = Console(stderr=True)
+    if args.estimate:
+        return estimate(spec, games, args, console)
     try:
         outcome = run_spec(spec, games, out=args.out, jobs=args.jobs, backend=args.backend,
                            address=args.address, connect_timeout=args.connect_timeout,
@@ -153,8 +160,13 @@ def run(args: argparse.Namespace) -> int:
         console.print(_("All {count} games were already done in {out}.").format(
             count=dec(outcome.resumed, 0, group=True), out=args.out))
     summary = summarise(spec, outcome.rows, games)
+    summary["provenance"] = outcome.extra.get("provenance")
     out = Path(args.out)
     write_summary(summary, out / "summary.json")
+    if args.csv:
+        from ludoteca.lab.api import rows_to_csv
+
+        rows_to_csv(outcome.rows, args.csv)
     if not args.no_report:
         from_shell = sys.argv[1:2] == ["lab"]
         command = "ludoteca " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if from_shell else None
@@ -163,6 +175,26 @@ def run(args: argparse.Namespace) -> int:
     console.print(_("Report: {report}  summary: {summary}  rows: {rows}").format(
         report=out / "report.html" if not args.no_report else _("(skipped)"), summary=out / "summary.json",
         rows=out / "games.jsonl"))
+    return 0
+
+
+def estimate(spec: RunSpec, games: int, args: argparse.Namespace, console: Any) -> int:
+    """``--estimate``: a pilot of a few games per variant (not stored), timed; the whole run's estimate."""
+    from ludoteca.lab.runner import GameError, default_jobs
+    from ludoteca.lab.session import ESTIMATE_GAMES, estimate_text, run_spec
+
+    jobs = args.jobs or default_jobs()
+    pilot = min(games, max(2, -(-max(ESTIMATE_GAMES, 2 * jobs) // len(spec.variants))))
+    try:
+        outcome = run_spec(spec, pilot, jobs=jobs, backend=args.backend, address=args.address,
+                           connect_timeout=args.connect_timeout, progress=False)
+    except GameError as exc:
+        print(f"ludoteca: error: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    # the pilot ran on ``jobs`` processes: its wall time per game is what the whole run will see
+    console.print(estimate_text(games * len(spec.variants), outcome.played, outcome.seconds))
     return 0
 
 

@@ -30,9 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
     def play(state: State, step: int, data: dict[str, Any]) -> list[Event]:
         try:
-            action = state.action_from_json(data)
-            elapsed = data.get("elapsed")
-            return state.apply_action(action) if elapsed is None else state.apply_action(action, elapsed=elapsed)
+            return state.apply_json(data)  # the action and the time spent on it ("elapsed")
         except ValueError as exc:
             raise RecordError(_("step {step} ({action}) does not replay: {error}").format(
                 step=step, action=json.dumps(data), error=exc)) from None

@@ -25,10 +25,12 @@ MAX_WIDTH = 100
 
 TEXTS = {
     "en": {"players": "Players: {low} to {high}.", "options": "Options:",
+           "typed": "to choose: --option {name}={values}", "seconds": "SECONDS", "file": "FILE.json",
            "source": "The rules as ludoteca implements them, with every decision the rulebook leaves open: "
                      "docs/rules/{name}.md in ludoteca's source.",
            "try": "Try it: ludoteca play {name}   (or: ludoteca random {name} --players 2)"},
     "it": {"players": "Giocatori: da {low} a {high}.", "options": "Opzioni:",
+           "typed": "per sceglierla: --option {name}={values}", "seconds": "SECONDI", "file": "FILE.json",
            "source": "Le regole come ludoteca le applica, con ogni decisione che il regolamento lascia aperta "
                      "(in inglese): docs/rules/{name}.md nel sorgente di ludoteca.",
            "try": "Provalo: ludoteca play {name}   (oppure: ludoteca random {name} --players 2)"},
@@ -55,7 +57,6 @@ def run(args: argparse.Namespace) -> int:
     lines = cls.rules_summary().splitlines()
     at = next((i for i, line in enumerate(lines) if line.startswith("Players:")), len(lines))
     doc = "\n".join(lines[:at]).rstrip()
-    options = [line for line in lines[at + 1:] if line != "Options:"]
     if page is None or lang == "en":
         print(doc)  # the one-paragraph summary of the game first, as before the pages existed
         print()
@@ -63,23 +64,51 @@ def run(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         from ludoteca.i18n import use_language
+        from ludoteca.web.option_words import with_options
 
         use_language(lang)  # the boards' own texts (board.py) in the page's language
         console = Console(highlight=False)
         console.width = min(console.width, MAX_WIDTH)
         with console.capture() as drawn:
-            print_page(console, cls.name, page, lang)
+            print_page(console, cls.name, with_options(page, cls, lang), lang)
         for line in drawn.get().splitlines():
             print(line.rstrip())  # Rich pads every line to the full width
         print()
     print(t["players"].format(low=cls.min_players, high=cls.max_players))
     print(t["options"])
-    for line in options:
+    for line in option_lines(cls, lang):
         print(line)
     print()
     print(t["source"].format(name=cls.name))
     print(t["try"].format(name=cls.name))
     return 0
+
+
+def option_lines(cls: Any, lang: str) -> list[str]:
+    """The game's options as the rules pages say them (label, help, range, default, each choice), each
+    with the ``--option`` a terminal player types to choose it."""
+    from ludoteca.i18n import web_text
+    from ludoteca.web.option_words import label, summary, value_words
+
+    t = TEXTS[lang]
+    lines: list[str] = []
+    for option in cls.OPTIONS:
+        lines.append(f"  {label(option, lang)}: {summary(cls, option, lang)}")
+        for choice in option.choices:
+            words = web_text(lang, choice.help)
+            lines.append(f"    - {value_words(option, choice.value, lang)}" + (f": {words}" if words else ""))
+        if option.choices:
+            values = "|".join(c.value for c in option.choices)
+        elif option.kind == "bool":
+            values = "yes|no"
+        elif option.kind == "seconds_or_none":
+            values = f"{t['seconds']}|none"
+        elif option.kind == "file":
+            values = t["file"]
+        else:
+            values = "N"
+        lines.append("      " + t["typed"].format(name=option.name, values=values))
+    return lines
 
 
 def print_page(console: Any, name: str, page: str, lang: str) -> None:

@@ -18,6 +18,8 @@ from ludoteca.web.limits import ServerLimits
 from ludoteca.web.security import normalize_origin
 
 HELP = N_("start the web server: play in the browser with friends")
+BUS_SECRET_ENV = "LUDOTECA_BUS_SECRET"
+"""The environment variable holding the workers' shared bus secret (--bus-secret-file's alternative)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--redis", metavar="URL", default=None,
                         help=_("Redis URL (redis://host:6379/0) through which several workers share their tables' "
                                "news; needed with --workers above 1 (docs/web.md, 'Several workers')"))
+    parser.add_argument("--bus-secret-file", metavar="FILE", default=None,
+                        help=_("file holding the secret that the workers sharing --redis sign their messages with "
+                               "(at least 16 characters, the same for every worker); or the environment variable "
+                               "LUDOTECA_BUS_SECRET; generated when --workers N starts them together"))
+    parser.add_argument("--bus-secret", metavar="SECRET", default=None,
+                        help=_("the workers' shared secret itself (other users of the machine may read a command "
+                               "line: prefer --bus-secret-file or LUDOTECA_BUS_SECRET)"))
     parser.add_argument("--workers", type=int, default=1, metavar="N",
                         help=_("worker processes sharing this address (default 1); more than 1 needs PostgreSQL "
                                "(--database) and --redis; a worker that dies is restarted"))
@@ -65,6 +74,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                "when someone opens them (default 2000)"))
     parser.add_argument("--log-level", default="warning",
                         choices=["critical", "error", "warning", "info", "debug"], help=_("server log level"))
+    parser.add_argument("--log-format", default="text", choices=["text", "json"],
+                        help=_("'json': every log line is a JSON object, with one line per request "
+                               "(default text)"))
+    parser.add_argument("--forwarded-allow-ips", metavar="ADDRESSES", default=None,
+                        help=_("comma-separated addresses (or networks) of the reverse proxies whose "
+                               "X-Forwarded-For and X-Forwarded-Proto are trusted, e.g. 127.0.0.1 for nginx "
+                               "on this machine; default none: the connection's own address counts"))
+    parser.add_argument("--head-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help=_("seconds a request's head may take to arrive before the connection is "
+                               "closed (default 10)"))
+    parser.add_argument("--keep-alive", type=int, default=5, metavar="SECONDS",
+                        help=_("seconds an idle HTTP connection is kept open (default 5)"))
     add_lang_argument(parser, "command's messages (the web pages follow each browser's language)")
 
 
@@ -94,8 +115,9 @@ def run(args: argparse.Namespace) -> int:
 
     common: dict[str, Any] = {"log_level": args.log_level, "ws_max_size": 1024 * 1024,
                               "ws_per_message_deflate": False, "lifespan": "on", "timeout_graceful_shutdown": 3}
+    common.update(_connection_options(args))
     if args.workers == 1:
-        uvicorn.Server(uvicorn.Config(app, **common)).run(sockets=[sock])
+        uvicorn.Server(_config(uvicorn.Config(app, **common), args)).run(sockets=[sock])
         return 0
     # Several processes on one socket: uvicorn's supervisor starts each worker (importing the
     # factory, which reads the settings from the environment), restarts one that dies, and
@@ -106,10 +128,52 @@ def run(args: argparse.Namespace) -> int:
 
     del app  # the workers build their own
     os.environ[SETTINGS_ENV] = json.dumps(settings)
-    config = uvicorn.Config("ludoteca.web.launch:factory", factory=True, workers=args.workers, **common)
+    config = _config(uvicorn.Config("ludoteca.web.launch:factory", factory=True, workers=args.workers, **common),
+                     args)
     Multiprocess(config, sockets=[sock]).run()
     sock.close()
     return 0
+
+
+def _connection_options(args: argparse.Namespace) -> dict[str, Any]:
+    """uvicorn's options for what reaches a worker: forwarded headers trusted only from the proxies
+    named by ``--forwarded-allow-ips`` (uvicorn's own default would trust 127.0.0.1), request heads
+    bounded (web/heads.py), idle connections closed, and the log format."""
+    from ludoteca.web.heads import HeadTimeoutProtocol
+
+    proxies = _proxies(args.forwarded_allow_ips)
+    options: dict[str, Any] = {"proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or "",
+                               "http": HeadTimeoutProtocol, "timeout_keep_alive": args.keep_alive,
+                               "h11_max_incomplete_event_size": 64 * 1024}
+    if args.log_format == "json":
+        from ludoteca.web.logs import log_config
+
+        options.update(log_config=log_config(args.log_level), log_level=None)
+    return options
+
+
+def _config(config: Any, args: argparse.Namespace) -> Any:
+    """uvicorn's ``Config`` with the head timeout the protocol reads (heads.py; it travels with the
+    config to every worker process)."""
+    config.head_timeout = args.head_timeout
+    return config
+
+
+def _proxies(text: str | None) -> list[str]:
+    """The trusted proxies of ``--forwarded-allow-ips`` (UsageError for anything but addresses and
+    networks, or ``*``)."""
+    import ipaddress
+
+    found = [p.strip() for p in (text or "").split(",") if p.strip()]
+    for proxy in found:
+        if proxy == "*":
+            continue
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise UsageError(_("--forwarded-allow-ips takes addresses or networks separated by commas, such as "
+                               "127.0.0.1,10.0.0.0/8, not {value}").format(value=repr(proxy))) from None
+    return found
 
 
 def _open(args: argparse.Namespace) -> tuple[socket.socket, Any, dict[str, Any]]:
@@ -129,6 +193,9 @@ def _open(args: argparse.Namespace) -> tuple[socket.socket, Any, dict[str, Any]]
     limits = _limits(args)
     if args.rematch_hold < 0 or args.stall_after < 0:
         raise UsageError(_("--rematch-hold and --stall-after are seconds, 0 or more"))
+    if not (math.isfinite(args.head_timeout) and 0 < args.head_timeout <= 300) or not 1 <= args.keep_alive <= 300:
+        raise UsageError(_("--head-timeout and --keep-alive are seconds, more than 0 and at most 300"))
+    _proxies(args.forwarded_allow_ips)
     if args.stats_token is not None and len(args.stats_token) < 8:
         raise UsageError(_("--stats-token needs at least 8 characters"))
     for origin in args.allowed_origin:
@@ -140,6 +207,7 @@ def _open(args: argparse.Namespace) -> tuple[socket.socket, Any, dict[str, Any]]
         raise UsageError(_("--database takes a SQLAlchemy URL such as sqlite:///file.db, not {url}").format(
             url=repr(args.database)))
     _check_workers(args)
+    bus_secret = _bus_secret(args)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -155,7 +223,8 @@ def _open(args: argparse.Namespace) -> tuple[socket.socket, Any, dict[str, Any]]
         "database": args.database, "data_dir": args.data_dir, "ai_delay": args.ai_delay,
         "ai_workers": args.ai_workers, "allowed_origins": list(args.allowed_origin),
         "stats_token": args.stats_token, "rematch_hold": args.rematch_hold, "stall_after": args.stall_after,
-        "limits": dataclasses.asdict(limits), "redis": args.redis, "drain": args.drain}
+        "limits": dataclasses.asdict(limits), "redis": args.redis, "drain": args.drain,
+        "bus_secret": bus_secret}
     try:
         app = build_app(settings)
     except Exception as exc:
@@ -201,6 +270,37 @@ def _check_workers(args: argparse.Namespace) -> None:
     if not args.redis:
         raise UsageError(_("--workers {n} needs --redis redis://host:6379/0: the workers pass their "
                            "tables' news to each other through Redis").format(n=args.workers))
+
+
+def _bus_secret(args: argparse.Namespace) -> str | None:
+    """The secret the workers sign their bus messages with (bus.py): --bus-secret-file,
+    --bus-secret or LUDOTECA_BUS_SECRET; generated for the workers of one --workers N; None without
+    --redis. UsageError when --redis has none, or it is too short."""
+    from ludoteca.web.bus import MIN_SECRET, new_secret
+
+    if args.bus_secret is not None and args.bus_secret_file is not None:
+        raise UsageError(_("give --bus-secret or --bus-secret-file, not both"))
+    secret = args.bus_secret
+    if args.bus_secret_file is not None:
+        try:
+            with open(args.bus_secret_file, encoding="utf-8") as file:
+                secret = file.read(4096).strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(_("cannot read the bus secret from {file}: {error}").format(
+                file=args.bus_secret_file, error=getattr(exc, "strerror", None) or exc)) from None
+    if secret is None:
+        secret = os.environ.get(BUS_SECRET_ENV) or None
+    if not args.redis:
+        return None
+    if secret is None:
+        if args.workers > 1:
+            return new_secret()  # started together here: they share it through their settings
+        raise UsageError(_("--redis needs the secret the workers share to sign their messages: "
+                           "--bus-secret-file FILE or the environment variable {env} (docs/web.md, "
+                           "'The bus')").format(env=BUS_SECRET_ENV))
+    if len(secret.encode()) < MIN_SECRET:
+        raise UsageError(_("the bus secret needs at least {n} characters").format(n=MIN_SECRET))
+    return str(secret)
 
 
 def _limits(args: argparse.Namespace) -> ServerLimits:

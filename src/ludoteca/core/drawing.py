@@ -6,6 +6,7 @@ from these helpers; the terminal (``ludoteca.play.boards``) finds that module by
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.text import Text
@@ -23,15 +24,20 @@ def seat(i: int | None) -> Text:
     return Text(SEAT_MARKS[i % len(SEAT_MARKS)], style=SEAT_COLOURS[i % len(SEAT_COLOURS)])
 
 
-def status(data: dict[str, Any], extra: str = "") -> Text:
-    """The line under a board: turn, phase, who is to move, and ``extra``."""
+def status(data: dict[str, Any], extra: str = "", names: Sequence[str] | None = None,
+           phases: Mapping[str, str] | None = None) -> Text:
+    """The line under a board: turn, phase, who is to move, and ``extra``. ``names``: the seats'
+    names (else "player N"); ``phases``: the game's texts of its phases (``N_`` marked)."""
     t = Text()
-    t.append(_("turn {turn}  phase {phase}").format(turn=data.get("turn", 0), phase=data.get("phase")) + "  ")
+    phase = data.get("phase")
+    shown = _(phases[phase]) if phases and isinstance(phase, str) and phase in phases else phase
+    t.append(_("turn {turn}  phase {phase}").format(turn=data.get("turn", 0), phase=shown) + "  ")
     to_move = data.get("to_move")
-    if isinstance(to_move, int) and not isinstance(to_move, bool):
+    if isinstance(to_move, int) and not isinstance(to_move, bool) and phase != "over":
         t.append(_("to move:") + " ")
         t.append_text(seat(to_move))
-        t.append(" (" + _("player {seat}").format(seat=to_move) + ")")
+        name = names[to_move] if names and 0 <= to_move < len(names) else _("player {seat}").format(seat=to_move)
+        t.append(" (" + name + ")")
     if extra:
         t.append("  " + extra)
     return t

@@ -8,6 +8,7 @@ A game ships its guide as ``guide.json`` in its own package (read by :meth:`Game
                 "before": {"en": "...", "it": "..."},      # what to look at, what to do
                 "position": {...},                          # canonical position JSON
                 "setup": [{...}],                           # optional: played first (e.g. the learner's roll)
+                "offered": [{...}],                         # optional: other legal moves the board also shows
                 "moves": [{...}],                           # the move(s) asked (canonical JSON)
                 "then": [{...}],                            # what follows: chance outcomes, the others' moves
                 "after": {"en": "...", "it": "..."},       # what happened and why
@@ -16,8 +17,13 @@ A game ships its guide as ``guide.json`` in its own package (read by :meth:`Game
 Each step is checked against the real engine (:func:`parse`): the position is read by
 ``state_from_json``; the actions of ``setup`` (chance outcomes such as the learner's own roll, or the
 others' moves, never the learner's) are legal in turn, and then the learner is to move; every asked
-move is legal there; after any of them, every action of ``then`` is legal in turn (applied checked);
-every text exists in every language of :data:`LANGUAGES`, non-empty. A guide can therefore never teach a wrong rule.
+move is legal there; every ``offered`` move is legal there and is not an asked one; after any asked move,
+every action of ``then`` is legal in turn (applied checked); every text exists in every language of
+:data:`LANGUAGES`, non-empty. A guide can therefore never teach a wrong rule.
+
+``offered`` moves are shown on the board with the asked ones, first, so that the asked move takes a
+deliberate choice: EXAGON's lesson on turning a tile offers the way it first fits and asks for another,
+which only the Rotate control reaches. Played, an offered move is "not this one" like any other.
 
 Playing a step (:func:`play_step`) is stateless: the step's position is rebuilt from the guide,
 the action is applied with the checked ``apply_action`` and, when it is one of the asked moves,
@@ -68,6 +74,8 @@ class Step:
     then: tuple[Mapping[str, Any], ...]
     texts: Mapping[str, Mapping[str, str]]
     """Text name (``title``, ``before``, ``after``, ``hint``) -> language -> text."""
+    offered: tuple[Mapping[str, Any], ...] = ()
+    """Legal moves that are not asked, shown on the board before the asked ones."""
 
     def text(self, name: str, lang: str) -> str:
         """Text ``name`` in ``lang`` (English when ``lang`` is not a guide language; "" when absent)."""
@@ -146,7 +154,7 @@ def apply(state: State, action: Mapping[str, Any]) -> tuple[int | None, tuple[Ev
     """Applies canonical JSON ``action`` checked; (who played it, its events).
     :class:`IllegalActionError` (state unchanged) when it is ill-formed or illegal."""
     seat = seat_of(state)
-    events = state.apply_action(state.action_from_json(dict(action)))
+    events = state.apply_json(dict(action))  # with its "elapsed", if any
     return seat, tuple(events)
 
 
@@ -161,7 +169,9 @@ def play_step(guide: Guide, index: int, action: Mapping[str, Any]) -> Played:
         state.apply_action(number)  # raises the engine's own readable IllegalActionError
     if not any(_same(state, number, asked) for asked in step.moves):
         return Played(False, state, ())
-    applied = [(seat_of(state), state.action_to_json(number), tuple(state.apply_action(number)))]
+    seat, played, elapsed = seat_of(state), state.action_to_json(number), action.get("elapsed")
+    learned = state.apply_action(number) if elapsed is None else state.apply_action(number, elapsed=elapsed)
+    applied = [(seat, played, tuple(learned))]  # time spent (elapsed) enters as apply_json passes it
     for follow in step.then:
         seat, events = apply(state, follow)
         applied.append((seat, dict(follow), events))
@@ -207,7 +217,8 @@ def parse(game_class: type[Game], data: Any) -> Guide:
             raise GuideError(f"{where}, position: must be a position (JSON object)")
         step = Step(i, position, _actions(f"{where}, setup", raw.get("setup"), True),
                     _actions(f"{where}, moves", raw.get("moves"), False),
-                    _actions(f"{where}, then", raw.get("then"), True), texts)
+                    _actions(f"{where}, then", raw.get("then"), True), texts,
+                    _actions(f"{where}, offered", raw.get("offered"), True))
         _check(game, learner, step, where)
         steps.append(step)
     return Guide(game, learner, tuple(steps))
@@ -238,6 +249,15 @@ def _check(game: Game, learner: int, step: Step, where: str) -> None:
             raise GuideError(f"{where}, setup {j + 1} {json.dumps(action)}: {exc}") from None
     if start.current_player() != learner:
         raise GuideError(f"{where}: the learner (seat {learner}) is not to move after the setup")
+    for k, offer in enumerate(step.offered):
+        try:
+            number = start.action_from_json(dict(offer))
+        except (IllegalActionError, ValueError) as exc:
+            raise GuideError(f"{where}, offered {k + 1} {json.dumps(offer)}: {exc}") from None
+        if not start.is_legal(number):
+            raise GuideError(f"{where}, offered {k + 1} {json.dumps(offer)}: not a legal move there")
+        if any(_same(start, number, asked) for asked in step.moves):
+            raise GuideError(f"{where}, offered {k + 1} {json.dumps(offer)}: is one of the moves asked")
     for k, move in enumerate(step.moves):
         state = start.clone()
         try:

@@ -10,10 +10,20 @@
 * :mod:`~ludoteca.lab.stats` — Wilson intervals, binomial, chi-square, z and t tests, ratio
   estimators with the game as the sampling unit, Holm's adjustment, percentiles;
 * :mod:`~ludoteca.lab.metrics` — rows to figures: win rates, lengths, Ludii-style metrics;
-* :mod:`~ludoteca.lab.report` — ``summary.json``, ``report.html`` and the terminal tables.
+* :mod:`~ludoteca.lab.report` — ``summary.json``, the terminal tables and the report's texts;
+  :mod:`~ludoteca.lab.report_html` renders ``report.html`` (Jinja2), :mod:`~ludoteca.lab.plots` its plots;
+* :mod:`~ludoteca.lab.provenance` — what played a run (version, commit, agents' settings and engines);
+* :mod:`~ludoteca.lab.api` — :func:`run` for notebooks and scripts (rows, summary, DataFrame, CSV).
 
 See ``docs/lab.md``.
 """
 
 CONNECT_TIMEOUT = 30.0
 """Seconds to wait for a Ray cluster given by address before giving up (``--connect-timeout``)."""
+
+
+def run(*args: object, **kwargs: object) -> object:
+    """``ludoteca.lab.run(game, players=…, agents=…, games=…, …)``: see :func:`ludoteca.lab.api.run`."""
+    from ludoteca.lab.api import run as _run
+
+    return _run(*args, **kwargs)  # type: ignore[arg-type]

@@ -413,28 +413,47 @@ def counter_table(rows: Sequence[Row]) -> dict[str, Any]:
 
 # --- sweeps ------------------------------------------------------------------------------------
 
-def _row_out(name: str, v0: float, v1: float, z: float, p: float, test: str, *, percent: bool = True,
-             ) -> dict[str, Any]:
-    """One measure of a comparison; ``percent``: a share (shown as a percentage)."""
-    return {"measure": name, "baseline": v0, "value": v1, "diff": v1 - v0, "z": z, "p_value": p,
-            "test": test, "significant": p < stats.ALPHA, "percent": percent}
+Z95 = 1.959963984540054
+"""The two-sided 95% normal quantile: a difference's interval is the difference ± Z95 standard errors."""
+MDE_FACTOR = Z95 + 0.8416212335729143
+"""Standard errors in the minimum detectable effect: a 5% two-sided test with 80% power (z_0.975 + z_0.8)."""
+
+
+def _row_out(name: str, v0: float, v1: float, z: float, p: float, test: str, se: float, *,
+             percent: bool = True) -> dict[str, Any]:
+    """One measure of a comparison; ``percent``: a share (shown as a percentage). ``se``: the standard
+    error of the difference without pooling (its 95% interval, ``ci``); 0 when both sides are constant
+    (nothing varies: no test, ``constant``)."""
+    diff = v1 - v0
+    constant = se == 0 and diff == 0
+    return {"measure": name, "baseline": v0, "value": v1, "diff": diff, "z": z, "p_value": None if constant else p,
+            "test": test, "significant": (not constant) and p < stats.ALPHA, "percent": percent,
+            "se": se, "ci": [diff - Z95 * se, diff + Z95 * se], "constant": constant}
 
 
 def _proportion_row(name: str, x1: float, n1: int, x0: float, n0: int) -> dict[str, Any]:
-    """A share of games (each game 0 or 1): the pooled two-proportion z-test."""
+    """A share of games (each game 0 or 1): the pooled two-proportion z-test; the interval unpooled."""
     z, p = stats.two_proportion_z(x1, n1, x0, n0)
-    return _row_out(name, x0 / n0 if n0 else 0.0, x1 / n1 if n1 else 0.0, z, p, "two-proportion z")
+    p1, p0 = (x1 / n1 if n1 else 0.0), (x0 / n0 if n0 else 0.0)
+    se = math.sqrt((p1 * (1 - p1) / n1 if n1 else 0.0) + (p0 * (1 - p0) / n0 if n0 else 0.0))
+    return _row_out(name, p0, p1, z, p, "two-proportion z", se)
+
+
+def _mean_se(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The standard error of ``mean(xs) - mean(ys)`` with each sample's own variance (Welch's)."""
+    return math.sqrt((stats.variance(xs) / len(xs) if len(xs) > 1 else 0.0)
+                     + (stats.variance(ys) / len(ys) if len(ys) > 1 else 0.0))
 
 
 def _rates_row(name: str, xs: list[float], ys: list[float]) -> dict[str, Any]:
     test, z, p = stats.compare_rates(xs, ys)
-    return _row_out(name, stats.mean(ys), stats.mean(xs), z, p, test)
+    return _row_out(name, stats.mean(ys), stats.mean(xs), z, p, test, _mean_se(xs, ys))
 
 
 def _welch_row(name: str, xs: Sequence[float], ys: Sequence[float]) -> dict[str, Any]:
     """A per-game mean: Welch's t-test (the variant's games against the baseline's)."""
     t, _, p = stats.welch_t(xs, ys)
-    return _row_out(name, stats.mean(ys), stats.mean(xs), t, p, "Welch t", percent=False)
+    return _row_out(name, stats.mean(ys), stats.mean(xs), t, p, "Welch t", _mean_se(xs, ys), percent=False)
 
 
 def _figure_row(name: str, kind: str, s1: Samples, s0: Samples) -> dict[str, Any]:
@@ -442,8 +461,8 @@ def _figure_row(name: str, kind: str, s1: Samples, s0: Samples) -> dict[str, Any
         return _welch_row(name, s1[0], s0[0])
     assert s1[1] is not None and s0[1] is not None
     z, p = stats.compare_ratios(s1[0], s1[1], s0[0], s0[1])
-    return _row_out(name, stats.ratio(s0[0], s0[1])[0], stats.ratio(s1[0], s1[1])[0], z, p,
-                    "z (cluster-robust)", percent=kind == "proportion")
+    (r0, v0), (r1, v1) = stats.ratio(s0[0], s0[1]), stats.ratio(s1[0], s1[1])
+    return _row_out(name, r0, r1, z, p, "z (cluster-robust)", math.sqrt(v0 + v1), percent=kind == "proportion")
 
 
 def compare(spec: RunSpec, base: dict[str, Any], base_rows: Sequence[Row],
@@ -478,23 +497,63 @@ MULTIPLE_COMPARISONS = N_(
     "identical variants comes out \"significant\" by chance. The column p (Holm) adjusts every p-value "
     "of the sweep (all variants and measures together) by Holm's method, which keeps the chance of "
     "any false positive at 5%; trust a difference that is significant after the adjustment, and "
-    "treat the others as leads to check with a new run (another seed)."
+    "treat the others as leads to check with a new run (another seed). A measure that repeats "
+    "another one's test (with two players, seat 1's win rate is one minus seat 0's; without rotation "
+    "the first player is seat 0) and a measure that never varies are not counted."
 )
 
 
+def _same_test(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two rows of one comparison that are the same test (one is the other's complement or copy)."""
+    za, zb = a["z"], b["z"]
+    return (a["p_value"] is not None and b["p_value"] is not None and math.isfinite(za) and math.isfinite(zb)
+            and abs(abs(za) - abs(zb)) <= 1e-9 * max(1.0, abs(za)) and abs(a["p_value"] - b["p_value"]) <= 1e-12
+            and abs(abs(a["diff"]) - abs(b["diff"])) <= 1e-12)
+
+
 def adjust_for_multiple_comparisons(comparisons: list[dict[str, Any]]) -> dict[str, Any]:
-    """Add ``p_holm`` and ``significant_holm`` to every tested row of every comparison (Holm
-    over the whole sweep) and describe the family of tests."""
-    tested = [r for c in comparisons for r in c["rows"] if r["p_value"] is not None]
-    for r, adjusted in zip(tested, stats.holm([r["p_value"] for r in tested]), strict=True):
+    """Add ``p_holm`` and ``significant_holm`` to every tested row of every comparison (Holm over the
+    whole sweep) and describe the family of tests. The family leaves out a row that repeats an
+    earlier row's test in the same comparison (``same_as``: it takes that row's adjusted p) and a
+    constant one (no p-value)."""
+    family: list[dict[str, Any]] = []
+    for c in comparisons:
+        kept: list[dict[str, Any]] = []
+        for r in c["rows"]:
+            if r["p_value"] is None:
+                continue
+            twin = next((k for k in kept if _same_test(k, r)), None)
+            if twin is not None:
+                r["same_as"] = twin["measure"]
+                continue
+            kept.append(r)
+        family.extend(kept)
+    for r, adjusted in zip(family, stats.holm([r["p_value"] for r in family]), strict=True):
         r["p_holm"] = adjusted
         r["significant_holm"] = adjusted < stats.ALPHA
+    for c in comparisons:
+        by_name = {r["measure"]: r for r in c["rows"]}
+        for r in c["rows"]:
+            if "same_as" in r:
+                r["p_holm"] = by_name[r["same_as"]]["p_holm"]
+                r["significant_holm"] = by_name[r["same_as"]]["significant_holm"]
+        c["conclusion"] = _conclusion(c)
     return {
-        "method": "Holm", "tests": len(tested),
-        "significant": sum(1 for r in tested if r["significant"]),
-        "significant_holm": sum(1 for r in tested if r["significant_holm"]),
+        "method": "Holm", "tests": len(family),
+        "significant": sum(1 for r in family if r["significant"]),
+        "significant_holm": sum(1 for r in family if r["significant_holm"]),
         "note": MULTIPLE_COMPARISONS,
     }
+
+
+def _conclusion(comparison: dict[str, Any]) -> dict[str, Any]:
+    """What a designer should conclude about the first player's win rate: ``verdict`` ``changes``
+    (significant after Holm), ``hint`` (before the adjustment only) or ``no_evidence``, with the
+    difference, its interval and the run's minimum detectable effect (80% power at 5%)."""
+    row = next(r for r in comparison["rows"] if r["measure"] == "first player win rate")
+    verdict = ("changes" if row.get("significant_holm") else "hint" if row["significant"] else "no_evidence")
+    return {"measure": row["measure"], "verdict": verdict, "diff": row["diff"], "ci": row["ci"],
+            "mde": MDE_FACTOR * row["se"]}
 
 
 def summarise(spec: RunSpec, rows: Sequence[Row], games: int, counters: Sequence[Declared] | None = None,

@@ -15,6 +15,32 @@ from ludoteca.core.i18n import _ as translate  # a text made elsewhere (not for 
 from ludoteca.lab.runner import CONNECT_TIMEOUT, Row, RunSpec, default_jobs, execute
 from ludoteca.lab.store import ResultStore, row_key
 
+ANNOUNCE_AFTER = 120.0
+"""A run announces its estimated length when it would last longer than this (seconds)."""
+ESTIMATE_GAMES = 8
+"""Games timed before the estimate (at least two per job)."""
+
+
+def estimate_text(total: int, done: int, seconds: float) -> str:
+    """``About 3 h 10 min for 10,000 games (1.2 s a game on the first 16; …)`` in the current language."""
+    from ludoteca.lab.report import dec, plural
+
+    per_game = seconds / max(1, done)
+    left = per_game * max(0, total - done)
+    return _("About {time} for {games} ({seconds} s a game on the first {done}); Ctrl-C stops, the same "
+             "command resumes.").format(time=duration_text(left), games=plural(total, "game"),
+                                        seconds=dec(per_game, 2), done=done)
+
+
+def duration_text(seconds: float) -> str:
+    """``"45 s"``, ``"12 min"``, ``"3 h 10 min"``."""
+    if seconds < 90:
+        return _("{n} s").format(n=round(seconds))
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return _("{n} min").format(n=minutes)
+    return _("{h} h {m} min").format(h=minutes // 60, m=minutes % 60)
+
 
 @dataclass
 class Outcome:
@@ -73,8 +99,11 @@ def run_spec(
     progress: bool = True,
     console: Any = None,
     description: str = "games",
+    announce_after: float = ANNOUNCE_AFTER,
 ) -> Outcome:
-    """Play the games of ``spec`` not yet in ``out`` (all of them without ``out``)."""
+    """Play the games of ``spec`` not yet in ``out`` (all of them without ``out``). With a progress bar,
+    a run whose first games say it will last more than ``announce_after`` seconds prints its estimate
+    once (:func:`estimate_text`) as soon as it can tell."""
     store = ResultStore(out) if out is not None else None
     done: dict[tuple[str, int], Row] = store.open(spec, games) if store else {}
     tasks = [(v, i) for v, i in spec.tasks(games) if (spec.variants[v].key, i) not in done]
@@ -94,13 +123,22 @@ def run_spec(
         bar.start()
 
     lines: list[str] = []
+    told = False
+    enough = max(ESTIMATE_GAMES, 2 * jobs)
 
     def on_lines(new: list[str]) -> None:
+        nonlocal told
         if store is not None:
             store.append(new)
         lines.extend(new)
         if bar is not None:
             bar.update(task_id, advance=len(new))
+            if not told and len(lines) >= min(enough, len(tasks)):
+                told = True
+                elapsed = time.perf_counter() - start
+                left = elapsed / len(lines) * (len(tasks) - len(lines))
+                if left > announce_after:
+                    bar.console.print(estimate_text(len(tasks), len(lines), elapsed))
 
     start = time.perf_counter()
     try:
@@ -117,4 +155,10 @@ def run_spec(
     unique = {row_key(r): r for r in rows if r["variant"] in keep and r["game"] < games}
     order = {v.key: k for k, v in enumerate(spec.variants)}
     final = sorted(unique.values(), key=lambda r: (r["game"], order[r["variant"]]))
-    return Outcome(final, len(tasks), already, seconds, jobs, backend)
+    if store is not None:
+        made = store.provenance
+    else:
+        from ludoteca.lab.provenance import provenance
+
+        made = provenance(spec)
+    return Outcome(final, len(tasks), already, seconds, jobs, backend, {"provenance": made})

@@ -75,6 +75,8 @@ class ResultStore:
         self.results = self.dir / RESULTS
         self.manifest = self.dir / MANIFEST
         self._fh: Any = None
+        self.provenance: dict[str, Any] = {}
+        """What plays the run (lab/provenance.py), set by :meth:`open`."""
 
     def open(self, spec: RunSpec, games: int) -> dict[tuple[str, int], Row]:
         """Check the directory holds this run (or nothing), record ``games`` and return the
@@ -86,6 +88,9 @@ class ResultStore:
         if not self.dir.is_dir():
             raise StoreError(_("{dir} is not a directory").format(dir=self.dir))
         new = spec.to_json()
+        from ludoteca.lab.provenance import changes, provenance
+
+        self.provenance = provenance(spec)
         if self.manifest.exists():
             try:
                 old = json.loads(self.manifest.read_text(encoding="utf-8"))
@@ -97,10 +102,16 @@ class ResultStore:
             if old.get("spec") != new:
                 raise StoreError(_("{dir} holds another run ({difference}); use another --out or delete it").format(
                     dir=self.dir, difference=_describe_difference(old.get("spec", {}), new)))
+            changed = changes(old.get("provenance") or {}, self.provenance)
+            if changed:
+                raise StoreError(_("{dir} holds games played otherwise: {difference}. Resuming would mix two kinds "
+                                   "of game under one label; use another --out").format(dir=self.dir,
+                                                                                       difference=changed))
         elif self.results.exists():
             raise StoreError(_("{file} exists without {manifest}; use another --out").format(
                 file=self.results, manifest=MANIFEST))
-        self._write_manifest({"format": FORMAT, "version": VERSION, "games": games, "spec": new})
+        self._write_manifest({"format": FORMAT, "version": VERSION, "games": games, "spec": new,
+                              "provenance": self.provenance})
         rows, end = read_rows(self.results)
         if self.results.exists() and end < self.results.stat().st_size:
             with open(self.results, "r+b") as fh:  # cut a row the last run died writing

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from ludoteca.agents import Agent, make_agent
 from ludoteca.core.chance import sample_chance
 from ludoteca.core.events import Event
 from ludoteca.core.game import Action, Game, State
+from ludoteca.core.i18n import _
 from ludoteca.core.records import Record
 from ludoteca.play.boards import board_module
+from ludoteca.play.names import seat_names
 
 HUMAN = "human"
 
@@ -19,12 +22,14 @@ HUMAN = "human"
 @dataclass
 class Entry:
     """One action of the game's log: who made it (None: chance), its notation, the kind of
-    action (the first key of its JSON) and the events it produced (the action's own first)."""
+    action (the first key of its JSON), the events it produced (the action's own first) and the
+    action in a player's words when the game's board module words it (``action_text``)."""
 
     seat: int | None
     text: str
     kind: str | None
     events: list[Event]
+    words: str | None = None
 
 
 @dataclass
@@ -55,6 +60,8 @@ class Session:
     game: Game
     seats: list[str]
     seed: int
+    given_names: list[str] | None = None
+    names: list[str] = field(init=False)
     state: State = field(init=False)
     record: Record = field(init=False)
     agents: dict[int, Agent] = field(init=False)
@@ -62,12 +69,16 @@ class Session:
     history: list[Snapshot] = field(default_factory=list)
     log: list[Entry] = field(default_factory=list)
     secret: set[int] = field(default_factory=set)
+    module: ModuleType | None = field(init=False)
     texts: dict[str, str] = field(init=False)
     reveals: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
         if len(self.seats) != self.game.num_players:
             raise ValueError(f"{len(self.seats)} seats given for {self.game.num_players} players")
+        if self.given_names is not None and len(self.given_names) > len(self.seats):
+            raise ValueError(_("{count} names given for {seats} seats").format(count=len(self.given_names),
+                                                                            seats=len(self.seats)))
         self.state = self.game.new_initial_state()
         self.rng = random.Random(self.seed)
         self.record = Record.start(self.game, seed=self.seed, seats=list(self.seats))
@@ -75,16 +86,19 @@ class Session:
             i: make_agent(spec, seed=self.seed * 100 + i, game=self.game.name)
             for i, spec in enumerate(self.seats) if spec != HUMAN
         }
+        self.names = seat_names(self.seats, self.given_names, HUMAN)
         module = board_module(self.game)
+        self.module = module
         self.texts = dict(getattr(module, "TEXTS", {}))
         self.reveals = frozenset(getattr(module, "REVEALS", ()))
 
     @classmethod
-    def from_record(cls, record: Record, seats: list[str] | None, seed: int | None) -> Session:
+    def from_record(cls, record: Record, seats: list[str] | None, seed: int | None,
+                    names: list[str] | None = None) -> Session:
         game = record.load_game()
         seats = seats or list(record.meta.get("seats") or [HUMAN] * game.num_players)
         base_seed = seed if seed is not None else int(record.meta.get("seed", 0))
-        session = cls(game, seats, base_seed)
+        session = cls(game, seats, base_seed, names)
         for data in record.actions:
             elapsed = data.get("elapsed")
             session.apply(session.state.action_from_json(data), elapsed=elapsed)
@@ -128,13 +142,19 @@ class Session:
             snap = Snapshot(s.clone(), self.rng.getstate(), len(self.record.actions), set(self.secret))
         data = s.action_to_json(action)
         text = s.action_to_string(action)
+        words = self.words(action)
         events = s.apply_action(action) if elapsed is None else s.apply_action(action, elapsed=elapsed)
         # The record keeps the seconds spent, as RULES.md lets any action carry them.
         self.record.actions.append(data if elapsed is None else {**data, "elapsed": elapsed})
-        self.log.append(Entry(seat, text, next(iter(data), None), events))
+        self.log.append(Entry(seat, text, next(iter(data), None), events, words))
         if snap is not None:
             self.history.append(snap)
         return self._note(len(self.log) - 1, events)
+
+    def words(self, action: Action) -> str | None:
+        """``action`` in a player's words, as the game's board module says it here (or None)."""
+        say = getattr(self.module, "action_text", None)
+        return None if say is None else say(self.state, action, self.names)
 
     def _note(self, i: int, events: list[Event]) -> list[int]:
         if any(e.to is None and e.kind in self.reveals for e in events) or self.state.is_terminal():

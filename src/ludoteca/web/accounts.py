@@ -17,23 +17,26 @@ Passwords are hashed with argon2id (``argon2-cffi``'s ``PasswordHasher``, its de
 rehashed at the next log-in when they change), in :data:`HASH_THREADS` threads off the event loop,
 at most :data:`MAX_HASHING` waiting (more: 503 ``busy``). Sessions and CSRF: sessions.py.
 
-Log-in limits, **in memory, per worker** (:class:`FailureLimiter`, bounded to :data:`MAX_KEYS`
-keys): :data:`LOGIN_FAILURES` failed log-ins in :data:`LOGIN_WINDOW` seconds from one address, or
-for one account name, refuse the next ones (429 with "try again in N min") until the oldest failure
-is :data:`LOGIN_WINDOW` old; a refused attempt costs no hashing. Sign-ups: :data:`SIGNUPS` per
-address per :data:`SIGNUP_WINDOW`. With N workers behind a round-robin proxy an attacker gets at
-most N times the limit.
+Log-in limits, **shared by every worker** (the database's ``ludo_attempts``, web/attempts.py), that slow
+guessing without locking the owner out: failures are counted per (name, address), per address and
+per name over :data:`LOGIN_WINDOW` seconds. :data:`PAIR_FAILURES` failures for one name from one
+address, or :data:`ADDRESS_FAILURES` from one address whatever the names, refuse that address's next
+attempts (429 "try again in N min", no hashing). :data:`NAME_FAILURES` failures for a name, from any
+addresses, only slow it down: from then on an address that already failed for that name in the window
+is refused, while an address with no recent failure for it is let through and checked as usual, so
+the right password from the owner's own device still logs in. An attacker then gets one guess per
+address and window. A successful log-in forgets that (name, address)'s failures. Sign-ups: a token
+bucket per address and worker, :data:`SIGNUPS` at once refilled over :data:`SIGNUP_WINDOW` seconds.
+The address is the connection's, or the one a trusted proxy forwarded (``serve --forwarded-allow-ips``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import time
 import unicodedata
-from collections import OrderedDict, deque
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +45,9 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse
 
+from ludoteca.web.attempts import Attempts, Count
 from ludoteca.web.errors import Code, WebError
+from ludoteca.web.limits import ClientBuckets
 from ludoteca.web.lobby import lobby_of, read_json, table_or_404
 from ludoteca.web.repository import DuplicateName, Repository
 from ludoteca.web.sessions import (
@@ -61,11 +66,18 @@ STATIC = Path(__file__).parent / "static"
 NAME_MIN, NAME_MAX = 3, 32
 PASSWORD_MIN, PASSWORD_MAX = 8, 128
 NAME_SIGNS = frozenset("_-. ")
-LOGIN_FAILURES = 10
 LOGIN_WINDOW = 600.0
+"""Seconds over which failed log-ins are counted."""
+PAIR_FAILURES = 5
+"""Failed log-ins for one name from one address that refuse that address for that name."""
+ADDRESS_FAILURES = 30
+"""Failed log-ins from one address, whatever the names, that refuse the address (a club behind one
+Wi-Fi shares it: high enough for people's typos)."""
+NAME_FAILURES = 10
+"""Failed log-ins for one name, from any addresses, after which only addresses with no recent
+failure for it may try (the owner's own device is never refused by others' guesses)."""
 SIGNUPS = 20
 SIGNUP_WINDOW = 3600.0
-MAX_KEYS = 10_000
 HASH_THREADS = 2
 MAX_HASHING = 32
 
@@ -75,52 +87,55 @@ _hashing = 0
 _dummy_hash: str | None = None
 
 
-class FailureLimiter:
-    """At most ``limit`` events per key in any ``window`` seconds (failed log-ins, sign-ups), in
-    memory: at most ``max_keys`` keys (the least recently used are forgotten), ``limit`` stamps each."""
-
-    def __init__(self, limit: int, window: float, max_keys: int = MAX_KEYS,
-                 clock: Callable[[], float] = time.time) -> None:
-        self.limit = limit
-        self.window = window
-        self.max_keys = max_keys
-        self.clock = clock
-        self._events: OrderedDict[str, deque[float]] = OrderedDict()
-
-    def wait(self, key: str, now: float | None = None) -> float:
-        """Seconds before ``key`` may try again (0: now)."""
-        now = self.clock() if now is None else now
-        stamps = self._events.get(key)
-        if stamps is None:
-            return 0.0
-        while stamps and stamps[0] <= now - self.window:
-            stamps.popleft()
-        if not stamps:
-            del self._events[key]
-            return 0.0
-        return max(0.0, stamps[0] + self.window - now) if len(stamps) >= self.limit else 0.0
-
-    def add(self, key: str, now: float | None = None) -> None:
-        now = self.clock() if now is None else now
-        stamps = self._events.get(key)
-        if stamps is None:
-            stamps = self._events[key] = deque(maxlen=self.limit)
-        stamps.append(now)
-        self._events.move_to_end(key)
-        while len(self._events) > self.max_keys:
-            self._events.popitem(last=False)
-
-    def clear(self, key: str) -> None:
-        self._events.pop(key, None)
-
-
-def limiters(request: Request) -> tuple[FailureLimiter, FailureLimiter]:
-    """This worker's (log-in failures, sign-ups) limiters."""
+def attempts(request: Request) -> Attempts:
+    """This server's counted attempts (in its database, shared with the other workers)."""
     state = request.app.state
-    if not hasattr(state, "account_limits"):
-        state.account_limits = (FailureLimiter(LOGIN_FAILURES, LOGIN_WINDOW), FailureLimiter(SIGNUPS, SIGNUP_WINDOW))
-    found: tuple[FailureLimiter, FailureLimiter] = state.account_limits
+    found = getattr(state, "attempts", None)
+    if not isinstance(found, Attempts):
+        found = state.attempts = Attempts(lobby_of(request).repo)
     return found
+
+
+def signups(request: Request) -> ClientBuckets:
+    """This worker's sign-up buckets: :data:`SIGNUPS` at once per address, refilled over
+    :data:`SIGNUP_WINDOW` (in memory, like table creations)."""
+    state = request.app.state
+    found = getattr(state, "signups", None)
+    if not isinstance(found, ClientBuckets):
+        found = state.signups = ClientBuckets(SIGNUPS * 60 / SIGNUP_WINDOW, SIGNUPS)
+    return found
+
+
+def _too_many(wait: float) -> WebError:
+    return WebError(Code.RATE_LIMITED, "too many failed log-ins: try again in {minutes} min",
+                    headers={"Retry-After": str(max(1, math.ceil(wait)))}, minutes=max(1, math.ceil(wait / 60)))
+
+
+def login_wait(counts: dict[str, Count], keys: LoginKeys, now: float) -> float:
+    """Seconds before this attempt may be checked (0: now), from the failures counted under ``keys``."""
+    pair, address, name = counts[keys.pair], counts[keys.address], counts[keys.name]
+    waits = [0.0]
+    if pair.n >= PAIR_FAILURES:
+        waits.append(pair.oldest + LOGIN_WINDOW - now)
+    if address.n >= ADDRESS_FAILURES:
+        waits.append(address.oldest + LOGIN_WINDOW - now)
+    if name.n >= NAME_FAILURES and pair.n > 0:  # the name is being guessed: this address already failed
+        waits.append(pair.newest + LOGIN_WINDOW - now)
+    return max(waits)
+
+
+@dataclass(frozen=True)
+class LoginKeys:
+    """The keys a log-in's failures are counted under."""
+
+    pair: str
+    address: str
+    name: str
+
+    @classmethod
+    def of(cls, name: str, address: str) -> LoginKeys:
+        folded = name.casefold()
+        return cls(f"login:{folded}|{address}", f"login-address:{address}", f"login-name:{folded}")
 
 
 # --- names and passwords ---------------------------------------------------------------------------------
@@ -216,14 +231,12 @@ async def _logged_in(request: Request, account: Account, status: int) -> JSONRes
 async def signup(request: Request) -> JSONResponse:
     name, password = await _credentials(request)
     name, password = check_name(name), check_password(password)
-    _, signups = limiters(request)
-    address = _address(request)
-    wait = signups.wait(address)
+    lobby = lobby_of(request)
+    wait = signups(request).take(_address(request))
     if wait > 0:
         minutes = math.ceil(wait / 60)
         raise WebError(Code.RATE_LIMITED, "too many accounts created from your address: try again in {minutes} min",
                        headers={"Retry-After": str(math.ceil(wait))}, minutes=minutes)
-    lobby = lobby_of(request)
     if await lobby.db(lobby.repo.account_by_name, name) is not None:
         raise WebError(Code.NAME_TAKEN, "the name {name} is taken: choose another one", name=name)
     digest = await hash_password(password)
@@ -231,7 +244,6 @@ async def signup(request: Request) -> JSONResponse:
         account_id = await lobby.db(lobby.repo.create_account, name, digest)
     except DuplicateName:
         raise WebError(Code.NAME_TAKEN, "the name {name} is taken: choose another one", name=name) from None
-    signups.add(address)
     data = await lobby.db(lobby.repo.account_by_id, account_id)
     return await _logged_in(request, Account.of(data), 201)
 
@@ -241,21 +253,22 @@ async def login(request: Request) -> JSONResponse:
     name, password = await _credentials(request)
     if not isinstance(name, str) or not isinstance(password, str) or not name.strip() or not password:
         raise WebError(Code.BAD_REQUEST, "give your account name and your password")
-    failures, _ = limiters(request)
     name = unicodedata.normalize("NFC", name).strip()[:4 * NAME_MAX]
-    keys = (f"address:{_address(request)}", f"name:{name.casefold()}")
-    wait = max(failures.wait(k) for k in keys)
+    lobby, counted = lobby_of(request), attempts(request)
+    keys = LoginKeys.of(name, _address(request))
+    counts = await lobby.db(counted.counts, [keys.pair, keys.address, keys.name], LOGIN_WINDOW)
+    wait = login_wait(counts, keys, counted.clock())
     if wait > 0:
-        raise WebError(Code.RATE_LIMITED, "too many failed log-ins: try again in {minutes} min",
-                       headers={"Retry-After": str(math.ceil(wait))}, minutes=math.ceil(wait / 60))
-    lobby = lobby_of(request)
+        raise _too_many(wait)
     data = await lobby.db(lobby.repo.account_by_name, name) if len(password) <= PASSWORD_MAX else None
     ok = await verify_password(data.password_hash if data is not None else None, password[:PASSWORD_MAX])
     if data is None or not ok:
-        for k in keys:
-            failures.add(k)
+        await lobby.db(counted.add, [keys.pair, keys.address, keys.name])
         raise WebError(Code.BAD_LOGIN, "wrong account name or password")
-    failures.clear(keys[1])
+    if data.suspended_at is not None:
+        raise WebError(Code.SUSPENDED, "this account is suspended by the club's moderators")
+    if counts[keys.pair].n:
+        await lobby.db(counted.clear, keys.pair)
     if hasher.check_needs_rehash(data.password_hash):
         await lobby.db(lobby.repo.set_password_hash, data.id, await hash_password(password))
     return await _logged_in(request, Account.of(data), 200)

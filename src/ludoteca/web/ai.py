@@ -34,8 +34,8 @@ LEVELS: tuple[str, ...] = ("random", *ladder_levels.LEVELS)
 the seat an AI takes over when a player leaves) and the ladder's (:mod:`ludoteca.agents.levels`)."""
 
 LEVEL_INFO: dict[str, str] = {
-    "beginner": N_("mostly random moves: a child can beat it"),
-    "easy": N_("a good move half of the time, a random one otherwise"),
+    "beginner": N_("a sensible move half of the time, a random one otherwise: a newcomer can beat it"),
+    "easy": N_("a good move four times in five, a random one otherwise"),
     "medium": N_("plays sound moves by rules of thumb"),
     "hard": N_("searches ahead (Monte-Carlo), a fraction of a second a move"),
     "expert": N_("strongest: searches many times longer than hard"),

@@ -19,6 +19,10 @@ HTTP API (JSON):
   (profiles.py, ratings.py; the pages ``/players/{name}`` and ``/leaderboard``);
 - ``GET /api/tables/{id}/record`` (the ludoteca-record JSON) and ``/replay`` (every position),
   once the game is over.
+- moderators (moderation.py; the admin role): ``GET /api/admin`` (who is at a table, recent chat,
+  the moderation log), ``GET /api/admin/accounts?q=``, ``POST /api/admin/tables/{id}/close``,
+  ``POST /api/admin/chat/{note}/remove``, ``POST /api/admin/accounts/{name}/rename`` and ``…/suspend``;
+  the page ``/admin``.
 
 Pages: the lobby ``/``, a table ``/t/{id}``, a replay ``/replay/{id}``, each game's rules
 ``/rules/{game}?lang=en|it`` (rules.py: rendered from the game's ``rules/<lang>.md``), each game's
@@ -49,15 +53,18 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from ludoteca.registry import GAMES, game_class
-from ludoteca.web import accounts, guide, health, languages, lobby, rules, sockets
+from ludoteca.web import accounts, guide, health, languages, lobby, metrics, moderation, rules, sockets
 from ludoteca.web.bus import new_worker_id
 from ludoteca.web.cluster import Cluster
 from ludoteca.web.errors import Code, WebError, error_body
-from ludoteca.web.limits import ClientBuckets, ServerLimits
-from ludoteca.web.lobby import REMATCH_HOLD, Lobby
+from ludoteca.web.limits import ClientBuckets, ServerLimits, valid_table_id
+from ludoteca.web.lobby import REMATCH_HOLD, Lobby, lobby_of
+from ludoteca.web.notfound import TABLE as TABLE_NOT_FOUND
+from ludoteca.web.notfound import not_found, unknown_address
 from ludoteca.web.profiles import router as profiles_router
 from ludoteca.web.repository import Repository, database_url
 from ludoteca.web.security import SecurityMiddleware
@@ -82,8 +89,12 @@ async def lobby_page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
 
-@pages.get("/t/{table_id}")
-async def table_page(table_id: str) -> FileResponse:
+@pages.get("/t/{table_id}", response_model=None)
+async def table_page(request: Request, table_id: str) -> FileResponse | HTMLResponse:
+    lobby = lobby_of(request)
+    if not valid_table_id(table_id) or (table_id not in lobby.tables
+                                        and not await lobby.db(lobby.repo.seats_of, table_id)):
+        return not_found(request, TABLE_NOT_FOUND, table_id)  # a page that says so, status 404
     return FileResponse(STATIC / "table.html")
 
 
@@ -170,6 +181,7 @@ def create_app(
     limits: ServerLimits | None = None,
     redis_url: str | None = None,
     worker_id: str | None = None,
+    bus_secret: str | None = None,
 ) -> FastAPI:
     """The application. ``database`` is a SQLAlchemy URL; default a SQLite file in ``data_dir``.
 
@@ -181,7 +193,8 @@ def create_app(
     ``limits``: table creations per client, spectators per table, expiry of waiting tables,
     tables rebuilt at start-up (limits.py).
     ``redis_url``: this worker is one of several sharing the database (cluster.py: news through
-    Redis, the tables' timers on the holder of each table's lease); ``worker_id``: its id."""
+    Redis, the tables' timers on the holder of each table's lease); ``worker_id``: its id;
+    ``bus_secret``: the secret the workers sign their bus messages with (bus.py; needed with Redis)."""
     limits = limits or ServerLimits()
     url = database_url(data_dir, database)
 
@@ -192,7 +205,8 @@ def create_app(
                           resume_limit=limits.resume_limit, rematch_hold=rematch_hold, stall_after=stall_after)
         app.state.lobby = the_lobby
         if redis_url:
-            the_lobby.cluster = app.state.cluster = Cluster(the_lobby, redis_url, app.state.worker_id)
+            the_lobby.cluster = app.state.cluster = Cluster(the_lobby, redis_url, app.state.worker_id,
+                                                            bus_secret=bus_secret)
         await the_lobby.start()
         if freeze_gc:
             # Everything loaded so far (modules, the tables resumed) lives as long as the server:
@@ -217,6 +231,7 @@ def create_app(
     app.add_middleware(CsrfMiddleware)  # inside the Origin checks: a session's requests need its CSRF token
     app.add_middleware(SecurityMiddleware, allowed_origins=tuple(allowed_origins))
     app.add_exception_handler(WebError, _web_error)
+    app.add_exception_handler(StarletteHTTPException, unknown_address)  # a page for a browser (web/notfound.py)
     app.add_exception_handler(Exception, _server_error)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(pages)
@@ -225,6 +240,8 @@ def create_app(
     app.include_router(accounts.router)  # issue 14: /login, /signup, /api/me, /api/login… (optional accounts)
     app.include_router(sockets.router)
     app.include_router(guide.router)  # /learn/{game} and /api/guide (issue 12: the guided first game)
+    app.include_router(moderation.router)  # /admin and /api/admin/…: the club's moderators
     app.include_router(profiles_router)  # /players/{name}, /leaderboard and their APIs (issue 14: ratings)
     health.install(app)  # /healthz, /readyz, draining on SIGTERM (issue 13; `ludoteca serve` sets it up)
+    metrics.install(app)  # /metrics for Prometheus: with the stats token, or to a moderator
     return app

@@ -14,22 +14,37 @@ that channel passes it on to its own clients. Two implementations share one smal
   called with the tables whose messages may have been missed, so their owner can catch up from
   the database (Redis pub/sub keeps nothing for a subscriber that was away).
 
-A message on the wire is compact JSON ``{"t": table, "s": seq, "w": worker, "n": number, "b":
-body}``: the table id, the table's sequence number after the event, the id of the worker that
-published it (a worker ignores its own echoes) and a number that grows with every message of that
-publisher (a subscriber drops a message it has already had, so a retried publish or a doubled
-subscription never delivers twice). Handlers of one table run one at a time in publication order;
-they should be quick (hand the message to the table's queue), since the next message waits.
+A message is compact JSON ``{"t": table, "s": seq, "w": worker, "n": number, "b": body}``: the
+table id, the table's sequence number after the event, the id of the worker that published it (a
+worker ignores its own echoes) and a number that grows with every message of that publisher.
+Handlers of one table run one at a time in publication order; they should be quick (hand the
+message to the table's queue), since the next message waits.
+
+**Authentication** (RedisBus). Whoever can ``PUBLISH`` on the Redis server could otherwise make
+every worker show a move that was never stored. The workers share a secret (``ludoteca serve
+--bus-secret-file``, ``LUDOTECA_BUS_SECRET`` or ``--bus-secret``; generated for the workers of one
+``ludoteca serve --workers N``) and each message on the wire is its HMAC-SHA256 under that secret
+(:data:`MAC_CHARS` hexadecimal characters) followed by the JSON. A subscriber checks the MAC before
+reading anything else. What does not check (no MAC, a wrong one, not a well-formed message of that
+channel's table) and what was replayed or came out of order (a number of that publisher not above
+the last one it had: a retried publish, a doubled subscription, a message repeated by someone else)
+is never delivered as news: the table's handlers get a **hint** instead (a :class:`BusMessage`
+with ``verified`` False and an empty body), which a table takes as "read the database" (cluster.py).
+So memory never runs ahead of the database, whatever arrives on the bus; a forged message costs a
+read of the database at most, and hints waiting for the same table are taken as one.
 
 Costs are bounded: a message is at most :data:`MAX_MESSAGE` bytes (larger ones are refused when
-published and dropped when received), table ids at most :data:`MAX_TABLE_ID` characters, and the
+published and taken as hints when received), table ids at most :data:`MAX_TABLE_ID` characters, and the
 memory kept per table is one number per publishing worker.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import hashlib
+import hmac
 import inspect
 import json
 import logging
@@ -54,6 +69,10 @@ previous round trip was under way go together, in order)."""
 MAX_ORIGINS = 256
 """Publishers remembered per table for duplicate detection (the oldest is forgotten beyond)."""
 DEFAULT_PREFIX = "ludoteca"
+MAC_CHARS = 64
+"""Hexadecimal characters of a message's HMAC-SHA256, before its JSON on the wire."""
+MIN_SECRET = 16
+"""Fewest characters of the workers' shared secret."""
 
 
 class BusUnavailable(RuntimeError):
@@ -71,6 +90,14 @@ class BusMessage:
     number: int
     """Grows with every message of ``origin`` (duplicate detection)."""
     body: dict[str, Any] = field(default_factory=dict)
+    verified: bool = True
+    """False for a hint: something arrived on the table's channel that did not check (see the
+    module's docstring); the body is then empty and the origin unknown (empty)."""
+
+
+def hint(table: str) -> BusMessage:
+    """What the handlers of ``table`` get for a message that did not check: read the database."""
+    return BusMessage(table, 0, "", 0, {}, verified=False)
 
 
 Handler = Callable[[BusMessage], Awaitable[None] | None]
@@ -120,6 +147,38 @@ def check_table_id(table: str) -> str:
     return table
 
 
+def new_secret() -> str:
+    """A fresh random secret for the workers of one ``ludoteca serve --workers N``."""
+    return secrets.token_urlsafe(32)
+
+
+def check_secret(secret: str | bytes) -> bytes:
+    """The key of ``secret``; ValueError when it is shorter than :data:`MIN_SECRET` characters."""
+    key = secret.encode() if isinstance(secret, str) else bytes(secret)
+    if len(key) < MIN_SECRET:
+        raise ValueError(f"the bus secret needs at least {MIN_SECRET} characters")
+    return key
+
+
+def seal(text: str, key: bytes) -> str:
+    """``text`` (a message's JSON) as it goes on the wire: its MAC under ``key``, then itself."""
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest() + text
+
+
+def unseal(data: str | bytes, key: bytes) -> str | None:
+    """The JSON of a message from the wire when its MAC checks under ``key``; None otherwise."""
+    raw = data.encode() if isinstance(data, str) else data
+    if not MAC_CHARS < len(raw) <= MAC_CHARS + MAX_MESSAGE:
+        return None
+    mac, payload = raw[:MAC_CHARS], raw[MAC_CHARS:]
+    if not hmac.compare_digest(mac, hmac.new(key, payload, hashlib.sha256).hexdigest().encode()):
+        return None
+    try:
+        return payload.decode()
+    except UnicodeDecodeError:
+        return None
+
+
 def encode(message: BusMessage) -> str:
     """The compact JSON of ``message``; ValueError if it is not JSON or larger than :data:`MAX_MESSAGE`."""
     try:
@@ -158,7 +217,11 @@ class _Subscriptions:
         self.last: dict[str, dict[str, int]] = {}
         self.delivered = 0
         self.duplicates = 0
+        """Messages replayed or out of order (taken as hints)."""
         self.dropped = 0
+        """Messages that did not check (no MAC, a wrong one, malformed; taken as hints)."""
+        self.hints = 0
+        """Hints given to handlers (each: read the database)."""
 
     def add(self, table: str, handler: Handler) -> bool:
         """Add ``handler``; True when ``table`` had none (a new channel)."""
@@ -189,13 +252,25 @@ class _Subscriptions:
         seen = self.last.setdefault(message.table, {})
         previous = seen.get(message.origin)
         if previous is not None and message.number <= previous:
-            self.duplicates += 1
+            self.duplicates += 1  # replayed or out of order: never news
+            await self.hint(message.table)
             return
         seen.pop(message.origin, None)  # re-inserted last: the dict is kept in order of use
         seen[message.origin] = message.number
         if len(seen) > MAX_ORIGINS:
             del seen[next(iter(seen))]
         self.delivered += 1
+        await self._call(handlers, message)
+
+    async def hint(self, table: str | None) -> None:
+        """Something that did not check arrived for ``table``: its handlers read the database."""
+        handlers = self.handlers.get(table) if table is not None else None
+        if table is not None and handlers:
+            self.hints += 1
+            await self._call(handlers, hint(table))
+
+    @staticmethod
+    async def _call(handlers: list[Handler], message: BusMessage) -> None:
         for handler in list(handlers):
             try:
                 result = handler(message)
@@ -274,12 +349,16 @@ class LocalBus:
 class RedisBus:
     """Redis pub/sub between workers (see the module's docstring).
 
-    ``backoff`` is (first, longest) seconds between reconnection attempts: the wait doubles after
-    each failure (with some jitter) up to the longest, and starts again from the first once
-    connected. ``confirm_timeout`` bounds how long :meth:`subscribe` waits for Redis to confirm.
+    ``secret`` is the workers' shared secret (at least :data:`MIN_SECRET` characters): every
+    message is sent with its MAC under it, and only messages whose MAC checks are news (the
+    module's docstring). ``backoff`` is (first, longest) seconds between reconnection attempts:
+    the wait doubles after each failure (with some jitter) up to the longest, and starts again from
+    the first once connected. ``confirm_timeout`` bounds how long :meth:`subscribe` waits for Redis
+    to confirm.
     """
 
-    def __init__(self, url: str, worker: str | None = None, *, prefix: str = DEFAULT_PREFIX,
+    def __init__(self, url: str, worker: str | None = None, *, secret: str | bytes | None,
+                 prefix: str = DEFAULT_PREFIX,
                  on_reconnect: ReconnectHandler | None = None, backoff: tuple[float, float] = (0.05, 2.0),
                  confirm_timeout: float = 5.0, health_check_interval: int = 5) -> None:
         import redis.asyncio as aioredis
@@ -290,6 +369,9 @@ class RedisBus:
 
         if not 0 < backoff[0] <= backoff[1]:
             raise ValueError("backoff is (first, longest) seconds, 0 < first <= longest")
+        if secret is None:
+            raise ValueError("the Redis bus needs the workers' shared secret (docs/web.md, 'The bus')")
+        self._key = check_secret(secret)
         self._worker = worker or new_worker_id()
         self.url = url
         self.prefix = prefix
@@ -299,6 +381,8 @@ class RedisBus:
         self.subs = _Subscriptions(self._worker)
         self.reconnects = 0
         """Times the subscriber connected again after losing Redis."""
+        self.waits: collections.deque[float] = collections.deque(maxlen=64)
+        """The last waits (seconds) between two attempts to connect the subscriber."""
         common: dict[str, Any] = {"socket_connect_timeout": 2, "socket_keepalive": True,
                                   "health_check_interval": health_check_interval}
         # Publishing retries a dropped connection twice, quickly (a retried message that did get
@@ -358,7 +442,8 @@ class RedisBus:
         a round trip, and a publisher's messages reach Redis in the order they were published."""
         if self._closed:
             raise BusUnavailable("the bus is closed")
-        text = encode(BusMessage(check_table_id(table), seq, self._worker, self._numbers.take(), dict(body)))
+        text = seal(encode(BusMessage(check_table_id(table), seq, self._worker, self._numbers.take(), dict(body))),
+                    self._key)
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._outbox.append((self.channel(table), text, done))
         if self._flusher is None or self._flusher.done():
@@ -495,15 +580,20 @@ class RedisBus:
                 self._connected.clear()
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
-            await asyncio.sleep(delay * random.uniform(0.75, 1.25))
+            wait = delay * random.uniform(0.75, 1.25)
+            self.waits.append(wait)
+            await asyncio.sleep(wait)
             delay = min(delay * 2, self.backoff[1])
 
     async def _received(self, raw: Mapping[str, Any]) -> None:
+        """A message on a table's channel: news when its MAC checks, a hint otherwise."""
         data = raw.get("data")
-        message = decode(data) if isinstance(data, (str, bytes)) else None
         table = self._table_of(_text(raw.get("channel")))
+        text = unseal(data, self._key) if isinstance(data, (str, bytes)) else None
+        message = decode(text) if text is not None else None
         if message is None or message.table != table:
             self.subs.dropped += 1
+            await self.subs.hint(table)
             return
         await self.subs.deliver(message)
 
@@ -524,11 +614,12 @@ def _text(value: Any) -> str:
 
 
 def make_bus(url: str | None = None, worker: str | None = None,
-             on_reconnect: ReconnectHandler | None = None) -> Bus:
+             on_reconnect: ReconnectHandler | None = None, secret: str | bytes | None = None) -> Bus:
     """:class:`LocalBus` without ``url``; :class:`RedisBus` for ``redis://``, ``rediss://`` or
-    ``unix://`` URLs; ValueError for anything else."""
+    ``unix://`` URLs (``secret``: the workers' shared secret, required); ValueError for anything
+    else."""
     if url is None:
         return LocalBus(worker, on_reconnect=on_reconnect)
     if url.split("://", 1)[0] in ("redis", "rediss", "unix"):
-        return RedisBus(url, worker, on_reconnect=on_reconnect)
+        return RedisBus(url, worker, on_reconnect=on_reconnect, secret=secret)
     raise ValueError(f"the bus needs a redis:// URL, not {url!r}")

@@ -25,11 +25,13 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ludoteca.web.bus import BusMessage, BusUnavailable, make_bus, new_worker_id
 from ludoteca.web.leases import Lease, LeaseStore
 from ludoteca.web.master import PLAYING
+from ludoteca.web.metrics import bus_heard
 
 if TYPE_CHECKING:
     from ludoteca.web.lobby import Lobby
@@ -51,13 +53,15 @@ class Cluster:
     """This worker's bus, leases and timers' ownership (one per application)."""
 
     def __init__(self, lobby: Lobby, redis_url: str | None, worker: str | None = None, *,
-                 ttl: float = TTL, every: float = EVERY, bus: Any = None, idle: float = IDLE) -> None:
+                 ttl: float = TTL, every: float = EVERY, bus: Any = None, idle: float = IDLE,
+                 bus_secret: str | None = None, clock: Callable[[], float] = time.time) -> None:
         self.lobby = lobby
         self.worker = worker or new_worker_id()
-        self.bus = bus if bus is not None else make_bus(redis_url, self.worker, on_reconnect=self._reconnected)
+        self.bus = bus if bus is not None else make_bus(redis_url, self.worker, on_reconnect=self._reconnected,
+                                                        secret=bus_secret)
         if bus is not None and hasattr(bus, "on_reconnect"):
             bus.on_reconnect = self._reconnected
-        self.leases = LeaseStore(lobby.repo.engine)
+        self.leases = LeaseStore(lobby.repo.engine, clock)
         self.ttl = ttl
         self.every = every
         self.idle = idle
@@ -69,6 +73,8 @@ class Cluster:
         self._tasks: set[asyncio.Future[Any]] = set()
         self._loop_task: asyncio.Task[None] | None = None
         self.closed = False
+        self.gained = 0
+        """Leases gained here whose table was then read and its timers started (tests wait on it)."""
 
     # --- life -------------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -184,6 +190,7 @@ class Cluster:
             self.release(lease.table)
             return
         table.lease_gained()
+        self.gained += 1
 
     async def watch(self, table: Table) -> None:
         """Hear the other workers' news of ``table`` (a table loaded or created here)."""
@@ -192,11 +199,14 @@ class Cluster:
         self.watched.add(table.id)
 
         def heard(message: BusMessage) -> None:
-            # never waits: the table takes its news in its own task (the subscriber serves every table)
+            # never waits: the table takes its news in its own task (the subscriber serves every table).
+            # A hint (a message that did not check, bus.py) is news without content: read the database.
             live = self.lobby.tables.get(message.table)
             if live is not None:
+                if message.verified:
+                    bus_heard(self.lobby, message.body)  # its lag, for /metrics
                 try:
-                    live.hear(message.body, message.origin)
+                    live.hear(message.body if message.verified else {}, message.origin)
                 except Exception:
                     log.warning("table %s: news from %s not handled", message.table, message.origin, exc_info=True)
 

@@ -6,7 +6,9 @@ over a websocket (as a message to that client alone)::
     {"type": "error", "code": "seat_taken", "error": "seat_taken", "message": "seat 2 is already taken"}
 
 ``error`` repeats ``code`` (the name HTTP clients have always read). A websocket error answering
-a message that carried a ``ref`` carries the same ``ref``.
+a message that carried a ``ref`` carries the same ``ref``. A refusal the page does not show (a move
+for a position that has moved on: :data:`QUIET`) carries ``"quiet": true``; a refused move carries
+the move as ``action`` (:func:`refusal`), never the engine's reason.
 
 The ``message`` is in the requester's language (issue 12): a raise site gives an English template
 with named fields and their values, ``WebError(Code.SEAT_TAKEN, "seat {seat} is already taken",
@@ -64,10 +66,16 @@ class Code(StrEnum):
     NAME_TAKEN = "name_taken"
     BAD_LOGIN = "bad_login"
     NOT_LOGGED_IN = "not_logged_in"
+    NOT_ADMIN = "not_admin"
+    SUSPENDED = "suspended"
     BAD_CSRF = "bad_csrf"
     BUSY = "busy"
     RATED_NEEDS_ACCOUNT = "rated_needs_account"
 
+
+QUIET: frozenset[Code] = frozenset({Code.STALE})
+"""Refusals the page does not show: a move for a position that has moved on (a tap that crossed a
+forced move played for the player) changes nothing, and the page already shows what happened."""
 
 STATUS: dict[Code, int] = {
     Code.BAD_TOKEN: 403, Code.NOT_SEATED: 403, Code.CROSS_ORIGIN: 403, Code.RATED_NEEDS_ACCOUNT: 403,
@@ -75,6 +83,7 @@ STATUS: dict[Code, int] = {
     Code.NOT_OVER: 409, Code.NO_OFFER: 409,
     Code.SEAT_TAKEN: 409, Code.SEAT_HELD: 409, Code.EXPIRED: 409, Code.CONFLICT: 409,
     Code.TOO_LARGE: 413,
+    Code.NOT_ADMIN: 403, Code.SUSPENDED: 403,
     Code.BAD_LOGIN: 401, Code.NOT_LOGGED_IN: 401, Code.BAD_CSRF: 403, Code.NAME_TAKEN: 409, Code.BUSY: 503,
     Code.RATE_LIMITED: 429, Code.SPECTATORS_FULL: 429,
     Code.SERVER_ERROR: 500,
@@ -90,6 +99,8 @@ def error_body(code: Code | str, message: str, ref: Any = None, lang: str | None
     ``ref``, ``lang``, ``status`` or ``headers``) in ``lang`` (None: English)."""
     body: dict[str, Any] = {"type": "error", "code": str(code), "error": str(code),
                             "message": web_text(lang, message, **params)}
+    if code in QUIET:
+        body["quiet"] = True
     if ref is not None:
         body["ref"] = ref
     return body
@@ -113,6 +124,22 @@ class WebError(Exception):
         self.status = status if status is not None else STATUS.get(self.code, 400)
         self.headers = headers
 
+        self.action: dict[str, Any] | None = None
+        """The move refused (canonical JSON), for a refusal the page names in the game's words."""
+
     def to_json(self, ref: Any = None, lang: str | None = None) -> dict[str, Any]:
-        """The error's body, its message in ``lang`` (None: English)."""
-        return error_body(self.code, self.template, ref, lang, **self.params)
+        """The error's body, its message in ``lang`` (None: English); a refused move carries it as
+        ``action`` (the page says it with the game's own words)."""
+        body = error_body(self.code, self.template, ref, lang, **self.params)
+        if self.action is not None:
+            body["action"] = self.action
+        return body
+
+
+def refusal(message: str, action: Any) -> WebError:
+    """An ``illegal`` move: ``message`` in the player's words (never the engine's reason, which names
+    JSON fields), and the move itself for the page, which names it with the game's words (its client's
+    ``refusal``)."""
+    error = WebError(Code.ILLEGAL, message)
+    error.action = action if isinstance(action, dict) else None
+    return error

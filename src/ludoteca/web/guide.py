@@ -7,14 +7,17 @@ rule; nothing is kept between requests — the page sends the step number and it
 
 - ``GET /learn/{game}``: the page (``static/guide.html``, ``static/js/guide.js``);
 - ``GET /api/guide/{game}``: ``{"game", "title", "lang", "players", "learner", "steps": [{"title"}],
-  "level"}`` (``level``: the easiest AI level, for the real game the last step offers);
+  "level"}`` (``level``: the easiest level of the AI ladder the server offers, for the real game the
+  last step offers — never the uniformly ``random`` player, which is kept for the lab);
 - ``GET /api/guide/{game}/{step}``: the step as it begins (step numbers from 1): ``{"step", "count",
-  "title", "before", "hint", "position", "to_move", "moves", "legal", "log"}`` — ``position`` as the
-  learner sees it, ``moves`` the move(s) asked, ``legal`` every legal move of the learner there,
-  ``log`` the entries of the step's ``setup`` (e.g. the learner's own roll), as a table's log;
+  "title", "before", "hint", "position", "to_move", "moves", "offered", "legal", "log", "clock"}`` —
+  ``position`` as the learner sees it, ``moves`` the move(s) asked, ``offered`` the other moves the
+  board shows first (see core/guide.py), ``legal`` every legal move of the learner there, ``log`` the
+  entries of the step's ``setup`` (e.g. the learner's own roll), as a table's log, ``clock`` the
+  hourglass of the seat to move (``{"remaining", "full", "seat"}`` in seconds; null without one);
 - ``POST /api/guide/{game}/{step}`` with ``{"action": {...}}``: the asked move gives ``{"asked": true,
-  "after", "position", "to_move", "log", "over", "winners"}`` (``log``: the move and what followed, with
-  the engine's events as the learner may see them); another legal move gives ``{"asked": false,
+  "after", "position", "to_move", "log", "over", "winners", "clock"}`` (``log``: the move and what
+  followed, with the engine's events as the learner may see them); another legal move gives ``{"asked": false,
   "message", "hint"}`` and changes nothing; an ill-formed or illegal action, or a step out of range, is
   an error (the shape of errors.py) in the request's language.
 
@@ -29,8 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 
+from ludoteca.agents.levels import LEVELS
 from ludoteca.core.constants import TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
@@ -38,9 +42,11 @@ from ludoteca.core.guide import Guide, moves_json, play_step
 from ludoteca.core.i18n import N_
 from ludoteca.i18n import web_text
 from ludoteca.registry import GAMES, game_class
+from ludoteca.web import notfound
 from ludoteca.web.errors import Code, WebError, error_body
 from ludoteca.web.languages import language_of
 from ludoteca.web.lobby import lobby_of, read_json
+from ludoteca.web.notfound import not_found
 from ludoteca.web.rules import COOKIE
 
 router = APIRouter(include_in_schema=False)
@@ -104,8 +110,25 @@ def _to_move(state: Any) -> int | None:
     return player if player >= 0 else None
 
 
-@router.get("/learn/{game}")
-async def guide_page(game: str) -> FileResponse:
+def _clock(guide: Guide, state: Any) -> dict[str, Any] | None:
+    """The hourglass of the seat to move, as a table shows it: ``{"remaining", "full", "seat"}``."""
+    left = state.time_left()
+    if left is None:
+        return None
+    full = guide.game.clock() or left
+    return {"remaining": float(left), "full": float(max(full, left)), "seat": _to_move(state)}
+
+
+def _easiest(levels: list[str]) -> str | None:
+    """The easiest level of the AI ladder among ``levels`` (the uniformly random player is for the lab)."""
+    ladder = [level for level in levels if level in LEVELS]
+    return ladder[0] if ladder else (levels[0] if levels else None)
+
+
+@router.get("/learn/{game}", response_model=None)
+async def guide_page(request: Request, game: str) -> FileResponse | HTMLResponse:
+    if game.lower() not in GAMES or game_class(game.lower()).guide() is None:
+        return not_found(request, notfound.GAME, game)  # a page that says so, status 404
     return FileResponse(PAGE)
 
 
@@ -119,7 +142,7 @@ async def overview(request: Request, game: str) -> dict[str, Any] | JSONResponse
     levels = lobby_of(request).levels()
     return {"game": guide.game.name, "title": guide.game.title, "lang": lang, "players": guide.game.num_players,
             "learner": guide.learner, "steps": [{"title": s.text("title", lang)} for s in guide.steps],
-            "level": levels[0] if levels else None}
+            "level": _easiest(levels)}
 
 
 @router.get("/api/guide/{game}/{step}", response_model=None)
@@ -135,8 +158,9 @@ async def begin(request: Request, game: str, step: str) -> dict[str, Any] | JSON
     return {"step": index + 1, "count": len(guide.steps), "title": the_step.text("title", lang),
             "before": the_step.text("before", lang), "hint": the_step.text("hint", lang),
             "position": state.observation(guide.learner), "to_move": _to_move(state),
-            "moves": [dict(m) for m in the_step.moves], "legal": moves_json(state, guide.learner),
-            "log": _log(applied, guide.learner)}
+            "moves": [dict(m) for m in the_step.moves], "offered": [dict(m) for m in the_step.offered],
+            "legal": moves_json(state, guide.learner), "log": _log(applied, guide.learner),
+            "clock": _clock(guide, state)}
 
 
 @router.post("/api/guide/{game}/{step}", response_model=None)
@@ -166,4 +190,4 @@ async def move(request: Request, game: str, step: str) -> dict[str, Any] | JSONR
     winners = [i for i, r in enumerate(state.returns()) if r > 0] if over else []
     return {"asked": True, "after": the_step.text("after", lang), "position": state.observation(guide.learner),
             "to_move": _to_move(state), "log": _log(played.applied, guide.learner, len(setup)),
-            "over": over, "winners": winners}
+            "over": over, "winners": winners, "clock": _clock(guide, state)}

@@ -1,6 +1,7 @@
 """The languages of the browser (issue 12): the catalogs the pages load, and a request's language.
 
-``GET /i18n/{lang}.json`` answers ``{"lang": "it", "messages": {msgid: text}}``: the Italian of every
+``GET /i18n/{lang}.json`` answers ``{"lang": "it", "messages": {msgid: text}, "plural": rule, "plurals":
+{singular msgid: [forms]}}`` (the plural rule as the catalogs' gettext expression): the Italian of every
 text the browser shows, merged from the shell's catalog (``locale/it/LC_MESSAGES/web.po``) and each
 game's own (``games/<name>/locale/it.po``, found through the registry), read with Babel once per
 process (:func:`ludoteca.i18n.web_translations`). English is the source language: its messages are
@@ -21,7 +22,7 @@ from functools import cache
 from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import Response
 
-from ludoteca.i18n import LANGUAGES, web_translations
+from ludoteca.i18n import LANGUAGES, web_plurals, web_translations
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.rules import COOKIE, accepted_language
 
@@ -51,7 +52,9 @@ def socket_language(websocket: WebSocket) -> str:
 @cache
 def catalog_body(lang: str) -> tuple[bytes, str]:
     """The JSON of ``lang``'s browser catalog and its ETag (computed once)."""
-    body = json.dumps({"lang": lang, "messages": web_translations(lang)}, ensure_ascii=False,
+    rule, plurals = web_plurals(lang)
+    body = json.dumps({"lang": lang, "messages": web_translations(lang), "plural": rule, "plurals": plurals},
+                      ensure_ascii=False,
                       sort_keys=True, separators=(",", ":")).encode("utf-8")
     return body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 

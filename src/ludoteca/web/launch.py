@@ -25,8 +25,9 @@ SETTINGS_ENV = "LUDOTECA_SERVE_SETTINGS"
 
 def build_app(settings: Mapping[str, Any]) -> Any:
     """The application for ``settings`` (``create_app``'s keyword arguments, ``limits`` as a dict,
-    plus ``redis``: a Redis URL or None, and ``drain``: seconds of draining on SIGTERM). Each call
-    is a new worker with its own id (health.py)."""
+    plus ``redis``: a Redis URL or None, ``bus_secret``: the workers' shared secret for the bus
+    (bus.py), and ``drain``: seconds of draining on SIGTERM). Each call is a new worker with its
+    own id (health.py)."""
     from ludoteca.web import health
     from ludoteca.web.app import create_app
     from ludoteca.web.limits import ServerLimits

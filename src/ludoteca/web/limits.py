@@ -32,6 +32,8 @@ MAX_TEXT_OPTION = 32
 MAX_LAYOUT_SIDE = 10
 """Most rows and most columns of a grid option ``layout`` set from the browser (RULES.md: at least 3; no
 more than the engine's own bound)."""
+MAX_FILE_OPTION_BYTES = 16 * 1024
+"""Largest JSON size of a designer's file sent as an option's value (a file option: a tile set, a board)."""
 SERVER_ONLY_OPTIONS = frozenset({"tiles"})
 """Options a client may never set: a ``tiles`` option may name a file on the server."""
 
@@ -167,13 +169,30 @@ def _check_layout(value: Any) -> None:
             raise BadInput("bad_options", "option layout: every row has the same number of whole numbers 3-6")
 
 
-def check_options(game: str, options: Any, declared: dict[str, Any]) -> None:
+def _check_file(name: str, value: Any) -> None:
+    if value is None:  # the option's default
+        return
+    if not isinstance(value, list | dict):
+        raise BadInput("bad_options", "option {name}: give the content of a JSON file", name=name)
+    if len(json.dumps(value, separators=(",", ":"))) > MAX_FILE_OPTION_BYTES:
+        raise BadInput("bad_options", "option {name}: the file is limited to {limit} bytes of JSON", name=name,
+                       limit=MAX_FILE_OPTION_BYTES)
+    if name == "layout":
+        _check_layout(value)
+
+
+def check_options(game: str, options: Any, declared: dict[str, Any], files: frozenset[str] = frozenset()) -> None:
     """Refuse ``options`` for ``game`` unless every one is declared, settable from the web and
     within the web's bounds. ``declared`` maps each option name to its default (callable when it
-    depends on the player count). Nothing is built here: this runs before the game is."""
+    depends on the player count). ``files`` names the options whose value is a designer's file: the
+    browser sends its content (JSON, at most :data:`MAX_FILE_OPTION_BYTES`), never a text (a path on
+    the server). Nothing is built here: this runs before the game is."""
     if not isinstance(options, dict):
         raise BadInput("bad_options", "options is a JSON object")
     for key, value in options.items():
+        if key in files:
+            _check_file(key, value)
+            continue
         if key in SERVER_ONLY_OPTIONS or key == "players":
             raise BadInput("bad_options", "option {name} cannot be set from the browser", name=repr(key))
         if key not in declared:
@@ -191,7 +210,7 @@ def check_options(game: str, options: Any, declared: dict[str, Any]) -> None:
             _check_layout(value)
         elif isinstance(value, list | dict):
             raise BadInput("bad_options", "option {name}: give a single value", name=key)
-    size = len(json.dumps(options, separators=(",", ":")))
+    size = len(json.dumps({k: v for k, v in options.items() if k not in files}, separators=(",", ":")))
     if size > MAX_OPTIONS_BYTES:
         raise BadInput("bad_options", "the options are limited to {limit} bytes of JSON, not {size}",
                        limit=MAX_OPTIONS_BYTES, size=size)
@@ -203,10 +222,14 @@ def check_stored_options(options: Any) -> None:
     if not isinstance(options, dict):
         raise BadInput("bad_options", "stored options are not a JSON object")
     size = len(json.dumps(options, separators=(",", ":")))
-    if size > 4 * MAX_OPTIONS_BYTES:
+    if size > 4 * MAX_OPTIONS_BYTES + 2 * MAX_FILE_OPTION_BYTES:
         raise BadInput("bad_options", f"stored options take {size} bytes of JSON")
     if "layout" in options:
         _check_layout(options["layout"])
+
+
+NEVER_REFILLED = 86_400.0
+"""The wait told when a bucket is never refilled (a rate of 0): a day (a finite ``Retry-After``)."""
 
 
 class TokenBucket:
@@ -228,7 +251,7 @@ class TokenBucket:
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return 0.0
-        return (1.0 - self.tokens) / self.rate if self.rate > 0 else math.inf
+        return (1.0 - self.tokens) / self.rate if self.rate > 0 else NEVER_REFILLED
 
 
 class ClientBuckets:

@@ -25,7 +25,8 @@ from fastapi.responses import JSONResponse, Response
 
 from ludoteca.core.game import Game
 from ludoteca.core.i18n import N_
-from ludoteca.i18n import Message, option_label, web_text
+from ludoteca.core.options import OptionError
+from ludoteca.i18n import Message, web_text
 from ludoteca.registry import GAMES, game_class, load_game
 from ludoteca.web import ratings
 from ludoteca.web.ai import AIRunner, available_levels, is_level, level_descriptions, level_ratings
@@ -46,6 +47,7 @@ from ludoteca.web.limits import (
     valid_table_id,
 )
 from ludoteca.web.master import AI, BROKEN, EXPIRED, HUMAN, OPEN, OVER, PLAYING, WAITING, Seat
+from ludoteca.web.option_words import catalogue_entry, in_language
 from ludoteca.web.repository import GroupCommit, Repository, TableData
 from ludoteca.web.security import stats_allowed
 from ludoteca.web.sessions import Account, current_account
@@ -70,9 +72,8 @@ def new_table_id() -> str:
 
 
 def _game_entry(name: str, cls: type[Game], lang: str | None = None) -> dict[str, Any]:
-    options = [{"name": opt.name, "label": web_text(lang, option_label(opt.name)), "doc": web_text(lang, opt.doc),
-                "default": None if callable(opt.default) else opt.default, "depends_on_players": callable(opt.default)}
-               for opt in cls.OPTIONS if opt.name not in SERVER_ONLY_OPTIONS]
+    options = [catalogue_entry(cls, opt, lang) for opt in cls.OPTIONS
+               if opt.name not in SERVER_ONLY_OPTIONS or opt.kind == "file"]
     defaults = {}
     for n in range(cls.min_players, cls.max_players + 1):
         with contextlib.suppress(ValueError):
@@ -298,7 +299,7 @@ class Lobby:
         if not cls.min_players <= players <= cls.max_players:
             raise WebError(Code.BAD_PLAYERS, "{game} is played by {min} to {max} players", game=name,
                            min=cls.min_players, max=cls.max_players)
-        game = await self._build_game(name, cls, players, request.get("options") or {})
+        game = await self._build_game(name, cls, players, request.get("options") or {}, lang)
         seats = self._seats(request.get("seats"), players, lang)
         unlisted = request.get("unlisted", False)
         if not isinstance(unlisted, bool):
@@ -340,13 +341,19 @@ class Lobby:
                            games=", ".join(GAMES))
         return name.lower(), game_class(name.lower())
 
-    async def _build_game(self, name: str, cls: type[Game], players: int, options: Any) -> Game:
+    async def _build_game(self, name: str, cls: type[Game], players: int, options: Any,
+                          lang: str | None = None) -> Game:
         try:  # the web's bounds first: nothing is built from options out of them
-            check_options(name, options, {o.name: o.default for o in cls.OPTIONS})
+            check_options(name, options, {o.name: o.default for o in cls.OPTIONS},
+                          files=frozenset(o.name for o in cls.OPTIONS if o.kind == "file"))
         except BadInput as exc:
             raise WebError(Code(exc.code), exc.template, **exc.params) from None
-        try:
-            return await self.build(functools.partial(load_game, name, players=players, **options))
+        try:  # the game's own checks, their reasons in the creator's language
+            return await self.build(functools.partial(in_language, lang, load_game, name, players=players, **options))
+        except OptionError as exc:
+            raise WebError(Code.BAD_OPTIONS, "the game refuses these options: {reason}",
+                           reason=Message(N_("{option}: {error}"), {"option": Message(exc.option.shown_label),
+                                                                     "error": exc.reason})) from None
         except ValueError as exc:
             raise WebError(Code.BAD_OPTIONS, "the game refuses these options: {reason}", reason=str(exc)) from None
 
@@ -378,10 +385,11 @@ class Lobby:
             if table.status != OVER:
                 raise WebError(Code.NOT_OVER, "a rematch can be asked for once the game is over")
             if table.rematch_id is None:
+                files = {o.name for o in game_class(table.game_name).OPTIONS if o.kind == "file"}
                 request = {
                     "game": table.game_name, "players": table.n_players,
-                    "options": {k: v for k, v in table.options.items()
-                                if k != "players" and k not in SERVER_ONLY_OPTIONS},
+                    "options": {k: v for k, v in table.options.items()  # a designer's file stays (its content)
+                                if k != "players" and (k not in SERVER_ONLY_OPTIONS or k in files)},
                     "seats": [{"kind": AI, "level": s.level} if s.kind == AI else {"kind": OPEN}
                               for s in table.seats],
                     "unlisted": table.unlisted, **table.settings,

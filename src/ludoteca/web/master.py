@@ -36,8 +36,10 @@ from ludoteca.core.chance import sample_chance
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Action, Game, State
+from ludoteca.core.i18n import N_
+from ludoteca.i18n import Message
 from ludoteca.web.clock import TurnClock
-from ludoteca.web.errors import Code, WebError
+from ludoteca.web.errors import Code, WebError, refusal
 from ludoteca.web.repository import AppendRequest, Conflict, NoteData, SeatData
 
 log = logging.getLogger("ludoteca.web")
@@ -231,15 +233,19 @@ class Master:
     def _check_turn(self, seat: int, seq: Any) -> None:
         if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int)):
             raise WebError(Code.BAD_MESSAGE, "'seq' is the number of actions you have seen")
+        if seq is not None and seq != self.seq:
+            # a move for a position that has moved on (a tap that crossed a forced move played for the
+            # player, or the end of the game): quiet, the page already shows what happened (errors.QUIET)
+            raise WebError(Code.STALE, "the position changed before your move arrived; it was not played")
         if self.status != PLAYING:
             raise WebError(Code.NOT_PLAYING, "the game has not started" if self.status == WAITING
                            else "the game is over" if self.status == OVER else "this table cannot be played")
         to_move = self.to_move()
+        if to_move is None:
+            raise WebError(Code.NOT_YOUR_TURN, "it is not your turn: the game is drawing what comes next")
         if to_move != seat:
-            who = (self.seats[to_move].name or f"Player {to_move + 1}") if to_move is not None else "nobody"
-            raise WebError(Code.NOT_YOUR_TURN, "it is not your turn: {name} is to move", name=who)
-        if seq is not None and seq != self.seq:
-            raise WebError(Code.STALE, "the position changed before your move arrived; it was not played")
+            raise WebError(Code.NOT_YOUR_TURN, "it is not your turn: {name} is to move",
+                           name=self.seats[to_move].name or Message(N_("Player {n}"), {"n": to_move + 1}))
 
     def parse(self, data: Any) -> Action:
         """A client's canonical JSON as the engine's int (the only place it is parsed)."""
@@ -247,8 +253,9 @@ class Master:
             raise WebError(Code.BAD_MESSAGE, "an action message needs an 'action' object")
         try:
             action = self.state.action_from_json(data)
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
-            raise WebError(Code.ILLEGAL, "not an action: {reason}", reason=str(exc)) from None
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            # the engine's reason names its JSON fields: a player is told in words, the page names the move
+            raise refusal(N_("This is not a move of this game."), data) from None
         if self._timeout is not None and action == self._timeout:
             raise WebError(Code.ILLEGAL, "the hourglass runs out by itself: the server plays the timeout")
         return action
@@ -258,7 +265,15 @@ class Master:
         """A player's move as canonical JSON (a browser): validated, applied, committed, published."""
         async with self.lock:
             for _ in range(3):
-                self._check_turn(seat, seq)
+                try:
+                    self._check_turn(seat, seq)
+                except WebError as exc:
+                    if exc.code in (Code.NOT_YOUR_TURN, Code.NOT_PLAYING) and isinstance(data, dict) \
+                            and self._just_played(seat, data):
+                        # the move this seat just made, again (a tap that crossed the same move played for it)
+                        raise WebError(Code.STALE, "the position changed before your move arrived; it was not "
+                                                   "played") from None
+                    raise
                 try:
                     await self._play(seat, self.parse(data))
                     return
@@ -358,10 +373,23 @@ class Master:
         data = record_json(work, action, elapsed)
         try:
             events = work.apply_action(action, elapsed=elapsed)
-        except IllegalActionError as exc:
-            raise WebError(Code.ILLEGAL, "this move is not allowed: {reason}", reason=str(exc)) from None
+        except IllegalActionError:
+            if self._just_played(seat, data):
+                # the very move this seat just made (a tap that crossed the same move played for it)
+                raise WebError(Code.STALE, "the position changed before your move arrived; it was not played") \
+                    from None
+            raise refusal(N_("You cannot make this move now."), self.state.action_to_json(action)) from None
         steps = [Step(seat, data, tuple(events)), *self._chance_steps(work, self.seq + 1)]
         await self._commit(steps, work)
+
+    def _just_played(self, seat: int, data: dict[str, Any]) -> bool:
+        """True when ``data`` is the move ``seat`` made last, with only chance since."""
+        wanted = {k: v for k, v in data.items() if k != "elapsed"}
+        for entry in reversed(self.log):
+            if entry.seat is None:
+                continue
+            return entry.seat == seat and {k: v for k, v in entry.action.items() if k != "elapsed"} == wanted
+        return False
 
     async def _play_timeout(self) -> None:
         if self._timeout is None:

@@ -9,8 +9,15 @@ pid file, logs and temporary files all live in one folder, so nginx runs as an o
 
 What the configuration does:
 
-- **Round robin, nothing sticky**: each request goes to the next worker; any worker can serve any
-  client (once the workers share tables through the database and the bus).
+- **Round robin, nothing sticky**: each request goes to the next worker address; any worker can serve
+  any client (the workers share tables through the database and the bus). nginx keeps no idle
+  connection to the workers (no upstream ``keepalive``): each request opens its own, so behind one
+  address served by ``ludoteca serve --workers N`` the kernel hands each request to one of the N
+  processes (about evenly, not strictly in turn) instead of one kept connection pinning every
+  request to the same process.
+- **The default server** of its ``listen`` (``default_server``): a request by IP address, or with a
+  ``Host`` no other site names, reaches ludoteca. Debian's own default site must be disabled
+  (``rm /etc/nginx/sites-enabled/default``), otherwise ``nginx -t`` reports a duplicate default server.
 - **Websockets** (``/ws/``): the ``Upgrade``/``Connection`` headers are passed on, and a socket
   may stay quiet for :data:`WS_READ_TIMEOUT` seconds (the server pings every 20 s).
 - **Retries only where they are safe**: a request goes to the next worker when the first cannot
@@ -19,16 +26,24 @@ What the configuration does:
   a POST is retried only when no worker saw it. At most :data:`NEXT_UPSTREAM_TRIES` workers are
   tried, within :data:`NEXT_UPSTREAM_TIMEOUT` seconds.
 - **Headers**: ``Host`` as the browser sent it (the server's Origin check compares the page's
-  origin with it), ``X-Forwarded-For`` set to the client's address (uvicorn trusts it from a
-  proxy on 127.0.0.1; set ``FORWARDED_ALLOW_IPS`` for a proxy elsewhere) and
-  ``X-Forwarded-Proto``.
+  origin with it), ``X-Forwarded-For`` set to the client's address and ``X-Forwarded-Proto``. A
+  worker believes them only from the proxies it is told of: start each with ``ludoteca serve
+  --forwarded-allow-ips ADDRESS`` (nginx's address as the worker sees it: 127.0.0.1 on the same
+  machine); without it every client has nginx's address (one bucket for all in the limits).
+- **Run as root** (``--run-dir``): nginx's workers need an account that can write the temporary
+  folders (request bodies over 16 KiB are written to ``DIR/client_body``): the configuration names
+  the owner of ``DIR`` in a ``user`` line (when root owns it: ``www-data`` if it can enter ``DIR``,
+  else root itself, with a warning); nginx creates the folders for that account.
 - The access log names the worker of each request (``upstream=``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import pwd
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -95,7 +110,8 @@ log_format {upstream}_upstream '$remote_addr [$time_local] "$request" $status $b
 upstream {upstream} {{
     # round robin, nothing sticky
 {upstream_lines}
-    keepalive 16;
+    # no keepalive: each request its own connection, so that N processes sharing one address
+    # (ludoteca serve --workers N) each get requests
 }}
 
 map $http_upgrade ${upstream}_connection {{
@@ -103,8 +119,9 @@ map $http_upgrade ${upstream}_connection {{
     ""      "";
 }}
 
+# the workers trust X-Forwarded-* only from nginx: ludoteca serve --forwarded-allow-ips ADDRESS
 server {{
-    listen {listen};
+    listen {listen} default_server;
     server_name {server_name};
     server_tokens off;
     client_max_body_size {MAX_BODY};
@@ -162,6 +179,69 @@ http {{
 """
 
 
+def worker_user(run_dir: Path) -> str | None:
+    """The account nginx's workers should run as when nginx is started by root (None otherwise): the
+    owner of ``run_dir`` (or of its nearest existing parent) unless that is root; else ``www-data``
+    (or ``nobody``) when it can enter ``run_dir``; else root itself, the only account that can
+    (:func:`main` warns then)."""
+    if os.geteuid() != 0:
+        return None
+    folder = run_dir.resolve()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    owner = folder.stat().st_uid
+    if owner != 0:
+        try:
+            return pwd.getpwuid(owner).pw_name
+        except KeyError:
+            pass
+    for name in ("www-data", "nobody"):
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            continue
+        if unreachable(run_dir, name) is None:
+            return name
+    return pwd.getpwuid(0).pw_name
+
+
+def unreachable(run_dir: Path, user: str) -> Path | None:
+    """The first folder on the way to ``run_dir`` that ``user`` cannot enter (None: all can be)."""
+    try:
+        account = pwd.getpwnam(user)
+    except KeyError:
+        return None
+    groups = {account.pw_gid, *os.getgrouplist(user, account.pw_gid)}
+    folder = run_dir.resolve()
+    for part in [*reversed(folder.parents), folder]:
+        if not part.exists():
+            return None  # nginx creates the rest as root, then hands the temporary folders over
+        info = part.stat()
+        if info.st_uid == account.pw_uid:
+            ok = info.st_mode & stat.S_IXUSR
+        elif info.st_gid in groups:
+            ok = info.st_mode & stat.S_IXGRP
+        else:
+            ok = info.st_mode & stat.S_IXOTH
+        if not ok:
+            return part
+    return None
+
+
+def _warn_about(run_dir: Path, user: str | None) -> None:
+    """As root: say when nginx's workers cannot reach ``run_dir``, or run as root for want of another account."""
+    if user is None or os.geteuid() != 0:
+        return
+    if pwd.getpwnam(user).pw_uid == 0:
+        print(f"warning: nginx's workers will run as {user}: no other account can enter {run_dir.resolve()}; "
+              "use a folder www-data can reach (e.g. under /srv) or pass --user", file=sys.stderr)
+        return
+    blocked = unreachable(run_dir, user)
+    if blocked is not None:
+        print(f"warning: nginx's workers run as {user}, who cannot enter {blocked}: request bodies over 16 KiB "
+              f"would fail; choose a folder they can reach (or chmod o+x {blocked})", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ludoteca.web.proxy",
                                      description="print an nginx configuration for several ludoteca workers")
@@ -173,12 +253,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--run-dir", type=Path, default=None,
                         help="print a whole nginx.conf keeping its pid, logs and temporary files in this "
                              "folder; without it, the blocks for nginx's http {} (conf.d)")
+    parser.add_argument("--user", default=None,
+                        help="with --run-dir, the account of nginx's workers when nginx runs as root (default: "
+                             "the folder's owner, or www-data when root owns it)")
     args = parser.parse_args(argv)
     try:
         if args.run_dir is None:
             text = site_config(args.worker, args.listen, args.server_name)
         else:
-            text = standalone_config(args.worker, args.run_dir, args.listen)
+            user = args.user or worker_user(args.run_dir)
+            text = standalone_config(args.worker, args.run_dir, args.listen, user=user)
+            _warn_about(args.run_dir, user)
     except ValueError as exc:
         parser.error(str(exc))
     sys.stdout.write(text)

@@ -15,6 +15,13 @@ the same end seen twice) finds the history rows and changes nothing; two tables 
 the same player never lose an update (each rating row is updated only if it is still the one read,
 otherwise the transaction is tried again). At start-up the lobby rates the rated tables that ended
 while no server was there to rate them (:func:`catch_up`).
+
+**A real game between people** (no rating farming): a rated table needs at least :data:`MIN_ACCOUNTS`
+open seats when it is created (400 ``bad_seats`` otherwise: a rated table of AIs, or of one person
+against AIs, is refused), and its result is rated only when at least :data:`MIN_ACCOUNTS` accounts
+played it and every account seat made at least :func:`min_own_moves` moves of its own (timeouts and
+the moves an AI made for the seat after its player resigned or left do not count). A table that
+falls short ends as usual and changes no rating.
 """
 
 from __future__ import annotations
@@ -34,12 +41,19 @@ from sqlalchemy.exc import IntegrityError
 
 from ludoteca.core.rating import PROVISIONAL_GAMES, PROVISIONAL_SIGMA, Rating, display, rate
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.repository import Repository, notes_t, rating_history_t, ratings_t, seats_t, tables_t
+from ludoteca.web.repository import Repository, actions_t, notes_t, rating_history_t, ratings_t, seats_t, tables_t
 
 log = logging.getLogger("ludoteca.web")
 
 OVER = "over"
 HUMAN, AI = "human", "ai"
+CLOSED_BY_MODERATOR = "closed"
+"""The ``reason`` of a table a moderator closed (moderation.py): never rated."""
+MIN_ACCOUNTS = 2
+"""Accounts a rated result needs (and open seats a rated table needs at its creation)."""
+MIN_OWN_MOVES = 3
+"""Moves each account seat must make itself for the table to be rated, unless the game's class says
+otherwise with a ``rated_min_moves`` class attribute (its facts)."""
 RETRIES = 5
 """Transactions tried when another table's update of the same player's rating came first."""
 CATCH_UP_LIMIT = 200
@@ -57,9 +71,30 @@ def is_rated(settings: dict[str, Any] | None) -> bool:
 
 # --- who may sit ----------------------------------------------------------------------------------------
 def check_creation(body: Any, account: Any) -> None:
-    """A table creation asking for ``rated`` needs a logged-in creator (``account``: None when not)."""
-    if isinstance(body, dict) and body.get("rated") is True and account is None:
+    """A table creation asking for ``rated`` needs a logged-in creator (``account``: None when not)
+    and at least :data:`MIN_ACCOUNTS` open seats (people, not AIs: 400 ``bad_seats``)."""
+    if not isinstance(body, dict) or body.get("rated") is not True:
+        return
+    if account is None:
         raise WebError(Code.RATED_NEEDS_ACCOUNT, "log in to create a rated table")
+    seats = body.get("seats")
+    if isinstance(seats, list):
+        people = sum(1 for s in seats if isinstance(s, dict) and s.get("kind") == "open")
+        if people < MIN_ACCOUNTS:
+            raise WebError(Code.BAD_SEATS, "a rated table is played by at least {n} people with accounts: "
+                                           "leave at least {n} seats open", n=MIN_ACCOUNTS)
+
+
+def min_own_moves(game: str) -> int:
+    """The moves each account seat must make itself for ``game``'s table to be rated
+    (:data:`MIN_OWN_MOVES`, or the game class's ``rated_min_moves``)."""
+    try:
+        from ludoteca.registry import game_class
+
+        value = getattr(game_class(game), "rated_min_moves", MIN_OWN_MOVES)
+    except (KeyError, ValueError, ImportError):
+        return MIN_OWN_MOVES
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else MIN_OWN_MOVES
 
 
 def kept_account(settings: dict[str, Any] | None, seat: Any) -> int | None:
@@ -161,16 +196,25 @@ def _rate(conn: Connection, table_id: str, level_rating: LevelRating) -> list[Up
         return []
     if not is_rated(json.loads(row.settings)) or _rated_already(conn, table_id):
         return []
+    if json.loads(row.result).get("reason") == CLOSED_BY_MODERATOR:
+        return []  # a moderator closed it: no result to rate (moderation.py)
     seats = list(conn.execute(select(seats_t.c.seat, seats_t.c.kind, seats_t.c.level, seats_t.c.account_id)
                               .where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)))
     accounts = [s.account_id for s in seats if s.account_id is not None]
     if not accounts or len(set(accounts)) != len(accounts):
         return []  # nobody to rate, or one account in two seats: not a rating
+    if len(accounts) < MIN_ACCOUNTS:
+        log.info("table %s: rated, but fewer than %d accounts played it: not rated", table_id, MIN_ACCOUNTS)
+        return []
     if any(s.kind == HUMAN and s.account_id is None for s in seats):
         log.warning("table %s: rated, but a human seat has no account: not rated", table_id)
         return []
     game, players = row.game, len(seats)
     resigned = _gone(conn, table_id)
+    moves, need = _own_moves(conn, table_id), min_own_moves(game)
+    if any(moves.get(s.seat, 0) < need for s in seats if s.account_id is not None):
+        log.info("table %s: rated, but a player made fewer than %d moves: not rated", table_id, need)
+        return []
     result = json.loads(row.result)
     try:
         returns, ranks = ranks_of(result, players, resigned)
@@ -213,6 +257,31 @@ def _rate(conn: Connection, table_id: str, level_rating: LevelRating) -> list[Up
         if done.rowcount != 1:
             raise _Moved()
     return updates
+
+
+def _own_moves(conn: Connection, table_id: str) -> dict[int, int]:
+    """The moves each seat made itself: its actions but timeouts, before its player resigned or left
+    (an AI played the seat from then on)."""
+    until: dict[int, int] = {}
+    for n in conn.execute(select(notes_t.c.kind, notes_t.c.data, notes_t.c.at_seq).where(
+            notes_t.c.table_id == table_id, notes_t.c.kind.in_(("resigned", "ai_took_over"))).order_by(notes_t.c.id)):
+        data = json.loads(n.data)
+        seat = data.get("seat")
+        if isinstance(seat, int) and (n.kind == "resigned" or data.get("why") == "left"):
+            until.setdefault(seat, int(n.at_seq))
+    counts: dict[int, int] = {}
+    for a in conn.execute(select(actions_t.c.seq, actions_t.c.seat, actions_t.c.action).where(
+            actions_t.c.table_id == table_id, actions_t.c.seat.is_not(None))):
+        if a.seq >= until.get(a.seat, a.seq + 1):
+            continue
+        try:
+            action = json.loads(a.action)
+        except ValueError:
+            continue
+        if isinstance(action, dict) and action.get("timeout") is True:
+            continue
+        counts[a.seat] = counts.get(a.seat, 0) + 1
+    return counts
 
 
 def _gone(conn: Connection, table_id: str) -> list[int]:

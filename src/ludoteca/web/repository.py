@@ -127,8 +127,24 @@ accounts_t = Table(
     Column("name_key", String(64), nullable=False, unique=True),
     Column("password_hash", String(255), nullable=False),
     Column("created_at", Float, nullable=False),
+    Column("role", String(16), nullable=True),
+    Column("suspended_at", Float, nullable=True),
 )
-"""Accounts (web/accounts.py): ``name_key`` is the casefolded name (names are unique whatever their case)."""
+"""Accounts (web/accounts.py): ``name_key`` is the casefolded name (names are unique whatever their case);
+``role`` is ``admin`` for the club's moderators (web/moderation.py), else null; a suspended account
+(``suspended_at``) cannot log in and its sessions no longer count."""
+
+admin_log_t = Table(
+    "ludo_admin_log", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False, index=True),
+    Column("admin_id", Integer, nullable=True),
+    Column("admin", String(64), nullable=False),
+    Column("action", String(32), nullable=False),
+    Column("target", String(128), nullable=False),
+    Column("detail", Text, nullable=True),
+)
+"""Every moderator's action, who did it and to what (web/moderation.py): kept, never edited."""
 
 sessions_t = Table(
     "ludo_sessions", metadata,
@@ -172,6 +188,15 @@ rating_history_t = Table(
     Index("ludo_rating_history_account", "account_id", "game", "players", "at"),
 )
 """One row per account and rated table, after its rating was updated: a table is rated once."""
+
+attempts_t = Table(
+    "ludo_attempts", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("key", String(200), nullable=False),
+    Column("at", Float, nullable=False, index=True),
+    Index("ludo_attempts_key", "key", "at"),
+)
+"""Counted attempts every worker shares (web/attempts.py): failed log-ins, sign-ups; one row each."""
 
 
 _INSERT_ACTION = insert(actions_t)
@@ -225,6 +250,10 @@ class AccountData:
     name: str
     created_at: float
     password_hash: str
+    role: str | None = None
+    """``admin`` for a moderator, else None."""
+    suspended_at: float | None = None
+    """When a moderator suspended the account (None: active)."""
 
 
 @dataclass
@@ -346,7 +375,8 @@ def _seat(row: Row[Any]) -> SeatData:
 
 
 def _account(row: Row[Any]) -> AccountData:
-    return AccountData(id=int(row.id), name=row.name, created_at=row.created_at, password_hash=row.password_hash)
+    return AccountData(id=int(row.id), name=row.name, created_at=row.created_at, password_hash=row.password_hash,
+                       role=row.role, suspended_at=row.suspended_at)
 
 
 def name_key(name: str) -> str:
@@ -673,11 +703,14 @@ class Repository:
 
     # --- accounts and sessions (web/accounts.py) -----------------------------------------
     def create_account(self, name: str, password_hash: str) -> int:
-        """A new account; returns its id. :class:`DuplicateName` if the casefolded name is taken."""
+        """A new account; returns its id. :class:`DuplicateName` if the casefolded name is taken. The
+        club's first account is its first moderator (``role`` admin)."""
         try:
             with self.engine.begin() as conn:
+                first = conn.execute(select(accounts_t.c.id).limit(1)).first() is None
                 done = conn.execute(insert(accounts_t).values(
-                    name=name, name_key=name_key(name), password_hash=password_hash, created_at=time.time()))
+                    name=name, name_key=name_key(name), password_hash=password_hash, created_at=time.time(),
+                    role="admin" if first else None))
                 key = done.inserted_primary_key
                 return int(key[0]) if key is not None else 0
         except IntegrityError as exc:
@@ -707,7 +740,8 @@ class Repository:
         """The session with that token hash and its account, unless it expired before ``now``."""
         q = (select(sessions_t.c.csrf, sessions_t.c.expires_at, accounts_t)
              .join(accounts_t, accounts_t.c.id == sessions_t.c.account_id)
-             .where(sessions_t.c.token_hash == token_hash, sessions_t.c.expires_at > now))
+             .where(sessions_t.c.token_hash == token_hash, sessions_t.c.expires_at > now,
+                    accounts_t.c.suspended_at.is_(None)))
         with self.engine.connect() as conn:
             row = conn.execute(q).first()
         if row is None:

@@ -22,6 +22,7 @@ from ludoteca.web.ai import AIRunner
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.hub import Hub
 from ludoteca.web.master import OVER, Master, Seat, Store
+from ludoteca.web.moderation import apply_removals
 from ludoteca.web.repository import NoteData, Repository
 
 log = logging.getLogger("ludoteca.web")
@@ -202,6 +203,7 @@ class TableCore:
 
     def _told(self, notes: Sequence[NoteData]) -> None:
         """Stored notes: kept with the table and sent to whoever may read them."""
+        apply_removals(self.notes, notes)
         self.notes.extend(notes)
         self.hub.push_notes([(n.channel, n.to_json()) for n in notes])
 

@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from ludoteca.web.master import BROKEN, OVER, PLAYING, Seat
+from ludoteca.web.moderation import apply_removals
 from ludoteca.web.table_turns import Turns
 
 log = logging.getLogger("ludoteca.web")
@@ -76,6 +77,7 @@ class Following(Turns):
         known = {(n.kind, n.channel, n.at_seq, round(n.created_at, 3)) for n in self.notes}
         fresh = [n for n in delta.notes if (n.kind, n.channel, n.at_seq, round(n.created_at, 3)) not in known]
         if fresh:
+            apply_removals(self.notes, fresh)
             self.notes.extend(fresh)
             self.offer = self._offer_of(list(self.notes))
             self.hub.push_notes([(n.channel, n.to_json()) for n in fresh])
@@ -103,6 +105,8 @@ class Following(Turns):
             if isinstance(gone, str):
                 self.worker_gone(gone)
             return
+        if not body and self._news and not self._news[-1]:
+            return  # a read of the database is queued already (hints come as empty news, cluster.py)
         if len(self._news) >= NEWS_QUEUED:
             self._news.clear()  # far behind: one read of the database catches up with all of it
         self._news.append(body)

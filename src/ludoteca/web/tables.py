@@ -43,7 +43,7 @@ from ludoteca.registry import load_game
 from ludoteca.web import life, ratings
 from ludoteca.web.hub import Hub, Viewer
 from ludoteca.web.limits import SERVER_ONLY_OPTIONS
-from ludoteca.web.master import AI, HUMAN, PLAYING, Entry, Master, Seat
+from ludoteca.web.master import AI, HUMAN, OVER, PLAYING, WAITING, Entry, Master, Seat
 from ludoteca.web.repository import NOTES_LOADED, TableData
 from ludoteca.web.table_core import MAX_NAME, STALL_AFTER, Host, Shared, clean_name, hash_token
 from ludoteca.web.table_following import NEWS_QUEUED
@@ -217,6 +217,31 @@ class Table(Talk, Leaving):
                 "notes": [n.to_json() for n in self.notes if n.kind != "chat"],
             }
         return self._replay
+
+    # --- moderation (moderation.py) -------------------------------------------------------------
+    async def close_by_moderator(self, moderator: str) -> bool:
+        """A moderator ends the table (waiting or in play): no winner, reason ``closed``, never rated;
+        stored with its notice, then told. False when there was nothing to close."""
+        from ludoteca.web.moderation import CLOSED, TABLE_CLOSED
+
+        async with self.master.lock:
+            if self.status not in (WAITING, PLAYING):
+                return False
+            result = {"returns": [0.0] * self.n_players, "winners": [], "reason": CLOSED}
+            await self._change(status=OVER, result=result, notes=[self._note(TABLE_CLOSED, {"by": moderator})])
+            for seat in list(self.away):
+                self.away.pop(seat, None)
+            return True
+
+    async def tell_removed(self, line: Any) -> None:
+        """A moderator erased the chat line ``line`` (moderation.ChatLine) in storage: erase it here
+        and tell every viewer and every worker (a stored notice)."""
+        from ludoteca.web.moderation import removal_note
+
+        async with self.master.lock:
+            note = removal_note(line, self.master.seq)
+            await self._store_notes([note])
+            self._told([note])
 
     async def close(self) -> None:
         self.master.clock.cancel()

@@ -51,7 +51,7 @@ from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State
 from ludoteca.core.i18n import N_, _
 from ludoteca.core.jsonutil import need_int, per_seat
-from ludoteca.core.options import Option, as_int
+from ludoteca.core.options import Choice, Option, as_int
 from ludoteca.core.shape import read
 
 VALUES = (5, 10, 20, 50)
@@ -84,6 +84,13 @@ PHASES = ("start_roll", "roll", "move", "over")
 
 CHANCE_ACTIONS = [0, 1, 2, 3, 4, 5]
 CHANCE_OUTCOMES = [(i, 1.0 / 6.0) for i in range(6)]
+"""The standard die's outcomes (every face once); a game's own are ``ExactlyGame.chance_outcomes``."""
+MOST_COINS = sum(VALUES) * COINS_PER_VALUE
+"""850: every coin of the box; a target or a cap beyond it means nothing more."""
+DIE_OPTIONS = ("die_zero", "die_question", "die_50", "die_20", "die_10", "die_5")
+"""The options counting the die's faces showing each face of :data:`FACES`, in that order."""
+RULEBOOK_OPTIONS = frozenset({"target", "euros_to_win", "cap", *DIE_OPTIONS})
+"""The rulebook's numbers as options: left out of records at their defaults."""
 
 
 END_THREE_EUROS = "three_euros"
@@ -124,6 +131,57 @@ def _resolve_start_coin(value: Any, _resolved: Mapping[str, Any]) -> str:
     ).format(value=repr(value)))
 
 
+def _resolve_target(value: Any, resolved: Mapping[str, Any]) -> int:
+    """``target``: a whole number of cents the coins can make (a multiple of 5, 5 to 850)."""
+    cents = as_int(5, MOST_COINS)(value, resolved)
+    if cents % 5:
+        raise ValueError(_("expected a multiple of 5 cents (the coins are 5, 10, 20 and 50), got {value}").format(
+            value=cents))
+    return cents
+
+
+def _resolve_euros_to_win(value: Any, resolved: Mapping[str, Any]) -> int:
+    """``euros_to_win``: 1 or more, with enough 1-euro tokens in the box for every player to come
+    one short of it and two to score on the last move (players x (euros - 1) + 2 <= 15)."""
+    euros = as_int(1, EUROS_TOTAL)(value, resolved)
+    n = int(resolved["players"])
+    most = most_euros_to_win(n)
+    if euros > most:
+        raise ValueError(_(
+            "with {players} players at most {most} euros can be needed to win: the box holds {tokens} "
+            "1-euro tokens, got {value}").format(players=n, most=most, tokens=EUROS_TOTAL, value=euros))
+    return euros
+
+
+def most_euros_to_win(players: int) -> int:
+    """The largest ``euros_to_win`` the box's 15 tokens allow with ``players`` players: every player
+    one short and two scoring on the same move must never need a 16th token."""
+    return (EUROS_TOTAL - min(2, players)) // players + 1
+
+
+def _resolve_die_face(value: Any, resolved: Mapping[str, Any]) -> int:
+    return as_int(0, 6)(value, resolved)
+
+
+def _resolve_last_die_face(value: Any, resolved: Mapping[str, Any]) -> int:
+    """The last face count, then the die as a whole: at least two different faces (else the
+    roll-off that decides who starts never ends)."""
+    count = _resolve_die_face(value, resolved)
+    counts = [int(resolved[name]) for name in DIE_OPTIONS[:-1]] + [count]
+    if sum(1 for c in counts if c) < 2:
+        raise ValueError(_("the die needs at least two different faces, or the roll-off that decides who "
+                           "starts never ends"))
+    return count
+
+
+def _die_option(name: str, face: str, label: str, last: bool = False) -> Option:
+    return Option(
+        name, f"how many faces of the die show {face} (RULES.md's die: one of each face)", 1,
+        _resolve_last_die_face if last else _resolve_die_face, kind="int", low=0, high=6, label=label,
+        help="how many of the die's faces show this; every face is equally likely, so more faces make it "
+             "more frequent and 0 removes it")
+
+
 class ExactlyGame(Game):
     """exactly: move coins between piles to hold exactly one euro; three euros win.
 
@@ -147,8 +205,34 @@ class ExactlyGame(Game):
     OPTIONS = (
         Option("start_coin", "when each player takes a 5-cent coin: \"round\" (start of the game and of every "
                "round; also true), \"game\" (start of the game only) or \"never\" (also false)",
-               "round", _resolve_start_coin),
-        Option("turn_limit", "the game ends after this many player turns; most euros win", 1000, as_int(1)),
+               "round", _resolve_start_coin, kind="choice", label="5-cent coin to start",
+               help="when each player takes a 5-cent coin from the bank",
+               choices=(
+                   Choice("round", "every round", "at the start of the game and again at the start of every round"),
+                   Choice("game", "first round only", "only at the start of the game; later rounds start with "
+                                                      "empty piles"),
+                   Choice("never", "never", "nobody ever takes one; every round starts with empty piles"),
+               )),
+        Option("target", "the pile total, in cents, that takes a 1-euro token (a multiple of 5)", TARGET,
+               _resolve_target, kind="int", low=5, high=MOST_COINS, label="target",
+               help="the cents a pile must hold exactly to take a 1-euro token; a multiple of 5"),
+        Option("euros_to_win", "1-euro tokens that win the game", WIN_EUROS, _resolve_euros_to_win,
+               kind="int", low=1, high=most_euros_to_win(2), label="euros to win",
+               help="the 1-euro tokens that win the game; with more players fewer are allowed, since the "
+                    "box holds 15"),
+        Option("cap", "a coin may not enter a player's pile holding more than this many cents (850: no cap)", CAP,
+               kind="int", low=0, high=MOST_COINS, label="closed above",
+               help="a player's pile holding more than this many cents accepts no coin; 850 (every coin) "
+                    "means no limit"),
+        _die_option("die_zero", "0", "die faces showing 0"),
+        _die_option("die_question", "?", "die faces showing ?"),
+        _die_option("die_50", "50", "die faces showing 50"),
+        _die_option("die_20", "20", "die faces showing 20"),
+        _die_option("die_10", "10", "die faces showing 10"),
+        _die_option("die_5", "5", "die faces showing 5", last=True),
+        Option("turn_limit", "the game ends after this many player turns; most euros win", 1000,
+               kind="int", low=1, label="turn limit",
+               help="the game stops after this many player turns; the players with the most euros share the win"),
     )
 
     def _setup(self) -> None:
@@ -157,6 +241,14 @@ class ExactlyGame(Game):
         self.piles = p
         self.start_coin: str = self.options["start_coin"]
         self.turn_limit: int = self.options["turn_limit"]
+        self.target: int = self.options["target"]
+        self.euros_to_win: int = self.options["euros_to_win"]
+        self.cap: int = self.options["cap"]
+        self.die: tuple[int, ...] = tuple(int(self.options[name]) for name in DIE_OPTIONS)
+        """How many faces of the die show each face of FACES."""
+        sides = sum(self.die)
+        self.chance_actions: list[int] = [f for f in range(6) if self.die[f]]
+        self.chance_outcomes: list[tuple[int, float]] = [(f, self.die[f] / sides) for f in self.chance_actions]
         size = MOVE_BASE + 4 * p * p
         self._size = size
         # Per action: source index, destination index (into the flat counts), value,
@@ -176,6 +268,16 @@ class ExactlyGame(Game):
                     frm[a] = f
                     to[a] = t
         self.a_src, self.a_dst, self.a_val, self.a_from, self.a_to = src, dst, val, frm, to
+
+    def record_options(self) -> dict[str, Any]:
+        """The options, without the rulebook's numbers (target, euros to win, cap, die) at RULES.md's
+        values: records, lab results and golden playthroughs written before those options existed
+        stay as they were (and read back the same)."""
+        options = dict(self.options)
+        for opt in self.OPTIONS:
+            if opt.name in RULEBOOK_OPTIONS and options[opt.name] == opt.default:
+                del options[opt.name]
+        return options
 
     def num_distinct_actions(self) -> int:
         return self._size
@@ -262,16 +364,16 @@ class ExactlyState(State):
         euros = self.euros
         won = False
         for s in range(g.num_players):
-            if totals[s + 1] == TARGET:
+            if totals[s + 1] == g.target:
                 euros[s] += 1
                 self.c_euros += 1
-                if euros[s] >= WIN_EUROS:
+                if euros[s] >= g.euros_to_win:
                     won = True
         self.c_rounds += 1
         if self.face == QUESTION:
             self.c_question += 1
         if self._events is not None:
-            self._emit("euro", seats=[s for s in range(g.num_players) if totals[s + 1] == TARGET],
+            self._emit("euro", seats=[s for s in range(g.num_players) if totals[s + 1] == g.target],
                        mover=self.to_move, euros=list(euros))
         self.turn += 1
         self.face = -1
@@ -288,12 +390,13 @@ class ExactlyState(State):
                 self._emit("start_coins", seats=list(range(g.num_players)), coin=5)
 
     def _cap_blocks_something(self, face: int) -> bool:
-        """Whether the 150-cent cap forbids a move that would otherwise be legal."""
+        """Whether the cap (150 cents) forbids a move that would otherwise be legal."""
         p = self.game.piles
+        cap = self.game.cap
         totals = self.totals
         counts = self.counts
         for t in range(1, p):
-            if totals[t] > CAP:
+            if totals[t] > cap:
                 for v in FACE_VALUES[face]:
                     base = v * p
                     for f in range(p):
@@ -314,11 +417,12 @@ class ExactlyState(State):
         ph = self.phase
         if ph == MOVE:
             p = self.game.piles
+            cap = self.game.cap
             totals = self.totals
             counts = self.counts
             open_piles = [0]
             for t in range(1, p):
-                if totals[t] <= CAP:
+                if totals[t] <= cap:
                     open_piles.append(t)
             out: list[int] = []
             for v in FACE_VALUES[self.face]:
@@ -330,7 +434,7 @@ class ExactlyState(State):
             return out or [PASS]
         if ph == OVER:
             return []
-        return list(CHANCE_ACTIONS)
+        return list(self.game.chance_actions)
 
     def _apply(self, action: int) -> None:
         ph = self.phase
@@ -352,7 +456,7 @@ class ExactlyState(State):
                 self._events.append(Event("coin_moved", {
                     "seat": self.to_move, "coin": value,
                     "from": _pile_name(g.a_from[action]), "to": _pile_name(g.a_to[action])}))
-            if TARGET in totals:
+            if g.target in totals:
                 self._score()
             else:
                 self._end_turn()
@@ -410,7 +514,7 @@ class ExactlyState(State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.phase == ROLL or self.phase == START_ROLL:
-            return list(CHANCE_OUTCOMES)
+            return list(self.game.chance_outcomes)
         return []
 
     def returns(self) -> list[float]:
@@ -444,7 +548,7 @@ class ExactlyState(State):
         """``"three_euros"`` (a player holds three tokens), ``"turn_limit"``; ``""`` before the end."""
         if self.phase != OVER:
             return ""
-        return END_THREE_EUROS if max(self.euros) >= WIN_EUROS else END_TURN_LIMIT
+        return END_THREE_EUROS if max(self.euros) >= self.game.euros_to_win else END_TURN_LIMIT
 
     def _action_event(self, action: int) -> Event:
         """A roll says whose it is, its face and whether it belongs to the roll-off."""
@@ -596,7 +700,7 @@ class ExactlyState(State):
             if self.phase != OVER and s == self.to_move:
                 mark = "  <- to roll" if self.phase != MOVE else "  <- to move"
             total = self.totals[s + 1]
-            flag = " (closed: >150)" if total > CAP else ""
+            flag = f" (closed: >{g.cap})" if total > g.cap else ""
             lines.append(
                 f"player {s}  {coins(s + 1)}  = {total:>3}c{flag}  euros {self.euros[s]}{mark}"
             )
@@ -699,14 +803,15 @@ def _piles_from_json(pos: PositionJson, n: int) -> tuple[list[int], list[list[in
 
 def _check_end(game: ExactlyGame, pos: PositionJson, phase: int, euros: list[int], turn: int) -> None:
     """``over`` exactly when someone holds three euros or ``turn`` reached ``turn_limit``."""
+    win = game.euros_to_win
     if phase != OVER:
-        if max(euros) >= WIN_EUROS:
-            raise ValueError(f"a player holds {WIN_EUROS} euros, so phase must be over, not {pos['phase']!r}")
+        if max(euros) >= win:
+            raise ValueError(f"a player holds {win} euros, so phase must be over, not {pos['phase']!r}")
         if turn >= game.turn_limit:
             raise ValueError(f"turn {turn} has reached turn_limit {game.turn_limit}, so phase must be over")
-    elif max(euros) < WIN_EUROS and turn < game.turn_limit:
+    elif max(euros) < win and turn < game.turn_limit:
         raise ValueError(
-            f"phase is over, but nobody holds {WIN_EUROS} euros and turn {turn} is below turn_limit "
+            f"phase is over, but nobody holds {win} euros and turn {turn} is below turn_limit "
             f"{game.turn_limit}"
         )
 
@@ -748,7 +853,7 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
     if pos["players"] != n:
         raise ValueError(f"the position has {pos['players']} players, but this game has {n}")
     bank, piles = _piles_from_json(pos, n)
-    euros = per_seat(pos["euros"], "euros", n, 0, WIN_EUROS, noun="count")
+    euros = per_seat(pos["euros"], "euros", n, 0, game.euros_to_win, noun="count")
     if sum(euros) > EUROS_TOTAL:
         raise ValueError(f"euros total {sum(euros)}, but there are only {EUROS_TOTAL} tokens")
     phase = PHASES.index(pos["phase"])
@@ -760,6 +865,8 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
         face = _face_from_json(roll, "roll")
         if face == ZERO:
             raise ValueError("roll cannot be 0 in phase move: a 0 ends the turn at once")
+        if not game.die[face]:
+            raise ValueError(f"roll is {FACES[face]!r}, but no face of this game's die shows it")
     elif roll is not None:
         raise ValueError(f"roll must be null outside phase move, not {roll!r}")
     _check_end(game, pos, phase, euros, turn)

@@ -35,9 +35,7 @@ cdef enum:
     F_ZERO = 0
     F_QUESTION = 1
     COINS = 10
-    CAP = 150
-    TARGET = 100
-    WIN = 3
+    MAX_SIDES = 36      # the die: at most 6 faces of each of the six kinds
     CUR_CHANCE = -1
     CUR_TERMINAL = -4
 
@@ -55,6 +53,14 @@ cdef struct Gm:
     int piles
     int start_coin      # SC_*
     int turn_limit
+    int target          # options target, cap, euros_to_win (RULES.md: 100, 150, 3)
+    int cap
+    int win
+    int die[6]          # how many faces of the die show each face (options die_*)
+    int sides           # the die's faces in all
+    int die_face[MAX_SIDES]   # the face on each side of the die
+    int n_faces         # the different faces (the chance outcomes, in outcome order)
+    int faces[6]
     # per action id (ExactlyGame._setup): value index, source pile, destination pile; -1 for non-moves
     signed char a_v[MAX_IDS]
     signed char a_from[MAX_IDS]
@@ -132,10 +138,10 @@ cdef inline void _score(const Gm* g, St* s) noexcept nogil:
     cdef int i
     cdef bint won = False
     for i in range(g.players):
-        if s.totals[i + 1] == TARGET:
+        if s.totals[i + 1] == g.target:
             s.euros[i] += 1
             s.c_euros += 1
-            if s.euros[i] >= WIN:
+            if s.euros[i] >= g.win:
                 won = True
     s.c_rounds += 1
     if s.face == F_QUESTION:
@@ -156,7 +162,7 @@ cdef inline bint _cap_blocks_something(const Gm* g, const St* s, int face) noexc
     cdef int p = g.piles
     cdef int t, v, f
     for t in range(1, p):
-        if s.totals[t] > CAP:
+        if s.totals[t] > g.cap:
             for v in range(_face_v0(face), _face_v1(face)):
                 for f in range(p):
                     if f != t and s.counts[v * p + f]:
@@ -183,7 +189,7 @@ cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
         open_piles[0] = 0
         nopen = 1
         for t in range(1, p):
-            if s.totals[t] <= CAP:
+            if s.totals[t] <= g.cap:
                 open_piles[nopen] = t
                 nopen += 1
         k = 0
@@ -203,14 +209,14 @@ cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
         return k
     if s.phase == PH_OVER:
         return 0
-    for k in range(6):
-        out[k] = k
-    return 6
+    for k in range(g.n_faces):
+        out[k] = g.faces[k]
+    return g.n_faces
 
 
 cdef int _chance(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
-    """A die roll (the turn's or the roll-off's): the six faces, 1/6 each."""
-    return _below(rng, 6)
+    """A die roll (the turn's or the roll-off's): each side of the die equally likely."""
+    return g.die_face[_below(rng, g.sides)]
 
 
 cdef void _apply(const Gm* g, St* s, int action) noexcept nogil:
@@ -231,7 +237,7 @@ cdef void _apply(const Gm* g, St* s, int action) noexcept nogil:
         s.totals[t] += VALUES[v]
         hit = False
         for i in range(1, p):
-            if s.totals[i] == TARGET:
+            if s.totals[i] == g.target:
                 hit = True
                 break
         if hit:
@@ -300,7 +306,7 @@ cdef int _random_action(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
     is_open[0] = True
     nopen = 1
     for t in range(1, p):
-        is_open[t] = s.totals[t] <= CAP
+        is_open[t] = s.totals[t] <= g.cap
         if is_open[t]:
             nopen += 1
     m = 0
@@ -329,21 +335,29 @@ cdef int _random_action(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
 
 
 cdef inline int _scoring_faces(const Gm* g, const St* s, int seat) noexcept nogil:
-    """heuristic.scoring_faces: how many faces let ``seat`` bring their pile to exactly 100."""
+    """heuristic.scoring_faces: how many faces let ``seat`` bring their pile to exactly the target."""
     cdef int p = g.piles
     cdef int pile = seat + 1
     cdef int total = s.totals[pile]
     cdef int n = 0, v, d, f
+    cdef bint ok[4]
+    cdef bint any_ok = False
     for v in range(4):
         d = VALUES[v]
-        if total - d == TARGET and s.counts[v * p + pile]:
-            n += 1
-        elif total + d == TARGET and total <= CAP:
+        ok[v] = False
+        if total - d == g.target and s.counts[v * p + pile]:
+            ok[v] = True
+        elif total + d == g.target and total <= g.cap:
             for f in range(p):
                 if f != pile and s.counts[v * p + f]:
-                    n += 1
+                    ok[v] = True
                     break
-    return n + 1 if n else 0
+        if ok[v]:
+            any_ok = True
+            n += g.die[5 - v]
+    if any_ok:
+        n += g.die[F_QUESTION]
+    return n
 
 
 cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
@@ -356,7 +370,7 @@ cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
         _returns(g, s, out)
         return
     for i in range(g.players):
-        f = _scoring_faces(g, s, i) / 6.0
+        f = _scoring_faces(g, s, i) / <double>g.sides
         x[i] = s.euros[i] + 0.5 * f * (1.0 if i == s.to_move else 0.6)
     m = x[0]
     for i in range(1, g.players):
@@ -392,15 +406,31 @@ cdef class CState:
     cdef public long long last_actions
     cdef public tuple last_stats
 
-    def __init__(self, int players, str start_coin, int turn_limit):
+    def __init__(self, int players, str start_coin, int turn_limit, int target=100, int win=3, int cap=150,
+                 die=(1, 1, 1, 1, 1, 1)):
         if not 2 <= players <= MAXN:
             raise ValueError(f"{players} players is beyond the compiled engine (2 to {MAXN})")
         if start_coin not in START_COINS:
             raise ValueError(f"start_coin {start_coin!r} is not one of {START_COINS}")
         if turn_limit < 1:
             raise ValueError(f"turn_limit must be at least 1, not {turn_limit}")
+        if len(die) != 6 or any(not 0 <= k <= 6 for k in die) or sum(1 for k in die if k) < 2:
+            raise ValueError(f"die {die!r}: six counts 0 to 6, two different faces at least")
         cdef int p = players + 1
         cdef int a, v, f, t
+        self.g.target = target
+        self.g.cap = cap
+        self.g.win = win
+        self.g.sides = 0
+        self.g.n_faces = 0
+        for f in range(6):
+            self.g.die[f] = die[f]
+            if die[f]:
+                self.g.faces[self.g.n_faces] = f
+                self.g.n_faces += 1
+            for a in range(die[f]):
+                self.g.die_face[self.g.sides] = f
+                self.g.sides += 1
         self.g.players = players
         self.g.piles = p
         self.g.start_coin = START_COINS.index(start_coin)
@@ -521,8 +551,9 @@ cdef class CState:
         return [buf[i] for i in range(k)]
 
     def chance_outcomes(self):
+        cdef int k
         if self.s.phase == PH_ROLL or self.s.phase == PH_START:
-            return [(i, 1.0 / 6.0) for i in range(6)]
+            return [(self.g.faces[k], self.g.die[self.g.faces[k]] / <double>self.g.sides) for k in range(self.g.n_faces)]
         return []
 
     def apply(self, int action):

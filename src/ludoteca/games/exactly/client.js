@@ -1,6 +1,6 @@
 // exactly: the bank's four coin piles, each player's pile, the 1-euro tokens and the die.
-import {andList, drawDie, h, pressable, refocus, svg} from "/static/js/common.js";
-import {t} from "/static/js/i18n.js";
+import {andList, drawDie, h, pressable, refocus, shortName, svg} from "/static/js/common.js";
+import {t, tn} from "/static/js/i18n.js";
 
 const VALUES = [5, 10, 20, 50];
 const COIN = {5: {r: 15, fill: "#c27a3a"}, 10: {r: 17, fill: "#e0b84a"}, 20: {r: 19, fill: "#d9a933"}, 50: {r: 22, fill: "#cf9a1f"}};
@@ -13,14 +13,14 @@ export function phaseText(pos, ctx) {
   if (pos.phase === "start_roll") return t("roll-off: who starts?");
   if (pos.phase === "roll") return t("rolling the die…");
   if (pos.phase === "over") return t("game over");
-  if (pos.roll === "?") return t("rolled ? — move one coin of any value");
+  if (pos.roll === "?") return t("rolled “?” — move one coin of any value");
   return t("rolled {n} — move one {n}¢ coin to another pile", {n: pos.roll});
 }
 
 export function seatInfo(pos, i) {
   const e = pos.euros[i];
   return t("{cents}¢ in the pile · {euros}", {cents: total(pos.piles[i]),
-    euros: e === 1 ? t("1 euro") : t("{n} euros", {n: e})});
+    euros: tn("{n} euro", "{n} euros", e)});
 }
 
 function stack(parent, x, y, value, count, opts) {
@@ -36,11 +36,11 @@ function stack(parent, x, y, value, count, opts) {
     svg("text", {x, y: y - (shown - 1) * 4 + 4, "text-anchor": "middle", "font-size": 11, "font-weight": "bold",
       fill: "#3b2a08", text: value}, g);
   }
-  svg("text", {x, y: y + 22, "text-anchor": "middle", "font-size": 12, fill: "#333", text: `${value}¢ ×${count}`}, g);
-  const what = count === 1 ? t("{pile}: 1 coin of {value}¢", {pile: opts.pileName, value})
-    : t("{pile}: {n} coins of {value}¢", {pile: opts.pileName, n: count, value});
+  svg("text", {x, y: y + 22, "text-anchor": "middle", "font-size": 12, fill: "#333", text: opts.short ? `×${count}` : `${value}¢ ×${count}`}, g); // (short: the coin shows its value)
+  const what = tn("{pile}: {n} coin of {value}¢", "{pile}: {n} coins of {value}¢", count, {pile: opts.pileName, value});
   if (opts.legal) {
-    svg("rect", {x: x - c.r - 6, y: y - 52, width: 2 * c.r + 12, height: 84, rx: 6,
+    const half = Math.max(c.r + 6, 23); // every stack's frame as wide as the widest coin's: a target of one size
+    svg("rect", {x: x - half, y: y - 52, width: 2 * half, height: 84, rx: 6,
       class: opts.selected ? "hl-select" : "hl-place", style: opts.selected ? "" : "fill:#f5c4001a"}, g);
     g.classList.add("clickable", "legal");
     pressable(g, opts.selected ? t("{coins}: chosen; press again to choose another coin", {coins: what})
@@ -68,14 +68,13 @@ export function render(ctx) {
   // phones (the max-width of style.css's phone block): the bank under the die, the players' piles one per row
   const stacked = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
   const W = stacked ? 440 : 760;
-  const boxW = stacked ? 420 : Math.min(240, (W - 10 * (n - 1)) / Math.min(n, 3));
-  const perRow = stacked ? 1 : Math.min(n, 3);
+  const boxW = stacked ? (n > 2 ? 205 : 420) : Math.min(240, (W - 10 * (n - 1)) / Math.min(n, 3));
+  const perRow = stacked ? (n > 2 ? 2 : 1) : Math.min(n, 3); // a phone: two piles a row from three players
   const rowsOfBoxes = Math.ceil(n / perRow);
   const top = stacked ? 150 : 0; // the bank and the piles are that much lower
-  const H = top + 200 + rowsOfBoxes * 190;
+  const boxH = perRow === 2 ? 150 : 175; // two piles a row on a phone: lower boxes, so the table fits the screen
+  const H = top + 200 + rowsOfBoxes * (boxH + 15);
   root.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  // phones (style.css): never smaller than this, so the narrowest coin stack is >= 46 px wide
-  root.style.setProperty("--board-min-width", `${Math.round(W * 1.1)}px`);
   root.setAttribute("role", "group");
   root.setAttribute("aria-label", t("exactly table: the die, the bank and the players' piles"));
   const seatName = (i) => names[i] || t("Seat {n}", {n: i + 1});
@@ -97,7 +96,12 @@ export function render(ctx) {
   svg("text", {x: 20, y: 22, "font-size": 14, fill: "#444", text: t("Die")}, root);
   const die = drawDie(root, 20, 32, 70, pos.roll === null ? null : pos.roll, {dim: pos.roll === null});
   die.setAttribute("role", "img");
-  die.setAttribute("aria-label", pos.roll === null ? t("the die, not rolled yet") : t("the die shows {n}", {n: pos.roll}));
+  die.setAttribute("aria-label", pos.roll === null ? t("the die, not rolled yet")
+    : pos.roll === "?" ? t("the die shows “?”: move a coin of any value") : t("the die shows {n}", {n: pos.roll}));
+  if (pos.roll === "?") { // the "?" face in words, under the die
+    svg("text", {x: 55, y: 120, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: "#3b2a08",
+      text: t("any coin"), "aria-hidden": "true"}, root);
+  }
   if (pos.rolloff) {
     const txt = pos.rolloff.seats.map((s, k) => `${names[s] || s}: ${k < pos.rolloff.rolls.length ? pos.rolloff.rolls[k] : "…"}`);
     svg("text", {x: 20, y: 130, "font-size": 12, fill: "#444", text: t("Roll-off — {rolls}", {rolls: txt.join(", ")})}, root);
@@ -132,24 +136,24 @@ export function render(ctx) {
   for (let i = 0; i < n; i++) {
     const col = i % perRow, row = Math.floor(i / perRow);
     const x = 10 + col * (boxW + 10) + (W - 20 - perRow * boxW - (perRow - 1) * 10) / 2;
-    const y = 190 + top + row * 190;
+    const y = 190 + top + row * (boxH + 15);
     const g = svg("g", {class: "pile player", "data-pile": i}, root);
     const dest = dests.get(String(i));
     const sum = total(pos.piles[i]);
-    const box = svg("rect", {x, y, width: boxW, height: 175, rx: 12, fill: "#fffaf0", stroke: dest ? "#c08a00" : colors[i],
+    const box = svg("rect", {x, y, width: boxW, height: boxH, rx: 12, fill: "#fffaf0", stroke: dest ? "#c08a00" : colors[i],
       "stroke-width": dest ? 5 : (pos.to_move === i && pos.phase !== "over" ? 4 : 2), "stroke-dasharray": dest ? "8 4" : null}, g);
     svg("circle", {cx: x + 16, cy: y + 18, r: 8, fill: colors[i], "aria-hidden": "true"}, g);
-    svg("text", {x: x + 30, y: y + 23, "font-size": 14, "font-weight": "bold", fill: "#222", text: seatName(i).slice(0, 16)}, g);
+    svg("text", {x: x + 30, y: y + 23, "font-size": 14, "font-weight": "bold", fill: "#222", text: shortName(seatName(i), 16)}, g);
     svg("text", {x: x + boxW - 12, y: y + 24, "text-anchor": "end", "font-size": 18, "font-weight": "bold",
       fill: sum > 150 ? "#c0392b" : sum === 100 ? "#2a9d3f" : "#333", text: `${sum}¢`}, g);
     const step = (boxW - 20) / 4;
     const pileName = t("{name}'s pile", {name: seatName(i)});
     VALUES.forEach((v, k) => {
       const key = `${i}:${v}`;
-      stack(g, x + 10 + step * (k + 0.5), y + 110, v, pos.piles[i][String(v)] || 0,
-        {pile: i, pileName, ui, legal: sources.has(key), selected: sel === key, onclick: pick(key)});
+      stack(g, x + 10 + step * (k + 0.5), y + boxH - 65, v, pos.piles[i][String(v)] || 0,
+        {pile: i, pileName, ui, legal: sources.has(key), selected: sel === key, onclick: pick(key), short: perRow === 2});
     });
-    for (let k = 0; k < pos.euros[i]; k++) euro(g, x + 20 + k * 30, y + 155);
+    for (let k = 0; k < pos.euros[i]; k++) euro(g, x + 20 + k * 30, y + boxH - 20);
     if (dest) {
       g.classList.add("clickable", "legal", "dest");
       g.addEventListener("click", (ev) => { if (!ev.target.closest(".stack.legal")) ctx.act(dest); });
@@ -176,6 +180,7 @@ export function render(ctx) {
 
 /** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
 export function describe(a, who) {
+  if ("roll" in a && a.roll === "?") return t("rolls “?”: a coin of any value may be moved");
   if ("roll" in a) return t("rolls {face}", {face: a.roll});
   if ("coin" in a) {
     const p = {coin: a.coin, from: who(a.from), to: who(a.to)};
@@ -184,6 +189,13 @@ export function describe(a, who) {
     return t("moves a {coin}¢ coin from {from}'s pile to {to}'s pile", p);
   }
   if ("pass" in a) return t("cannot move and passes");
+  return null;
+}
+
+/** A refused move in the player's words (the table's toast when the server refuses it). */
+export function refusal(a) {
+  if ("coin" in a) return t("You cannot move a {coin}¢ coin there now.", {coin: a.coin});
+  if ("pass" in a) return t("You cannot pass now.");
   return null;
 }
 

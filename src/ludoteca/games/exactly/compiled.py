@@ -15,8 +15,8 @@ rollouts, and the compiled MCTS (``core/_mcts.pxi``) on it::
 system compiler; see docs/compiled.md). When it is not, :func:`playouts` logs one warning and plays
 the playouts with the Python engine (the same distribution; other random numbers).
 
-Every option of exactly is supported (``players`` 2-6, ``start_coin``, ``turn_limit`` up to
-2**31 - 1); :func:`unsupported` names what the compiled engine cannot play.
+Every option of exactly is supported (``players`` 2-6, ``start_coin``, the rulebook's numbers
+``target``, ``euros_to_win``, ``cap`` and the die's faces, ``turn_limit`` up to 2**31 - 1); :func:`unsupported` names what the compiled engine cannot play.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ except ImportError:  # not built (no compiler at install time): the Python engin
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_OPTIONS = frozenset({"players", "start_coin", "turn_limit"})
-"""The options the compiled engine plays (all of exactly's today)."""
+SUPPORTED_OPTIONS = frozenset({"players", "start_coin", "turn_limit", "target", "euros_to_win", "cap", "die_zero",
+                               "die_question", "die_50", "die_20", "die_10", "die_5"})
+"""The options the compiled engine plays (all of exactly's)."""
 MAX_TURN_LIMIT = 2**31 - 1
 """The largest ``turn_limit`` the compiled engine counts to (a C int)."""
 VALUE_KEYS = ("5", "10", "20", "50")
@@ -69,6 +70,12 @@ def supports(game: ExactlyGame) -> bool:
     return not unsupported(game)
 
 
+def _core(game: ExactlyGame) -> Any:
+    """A compiled initial position of ``game``, with every option of its rules."""
+    return _compiled.CState(game.num_players, game.start_coin, game.turn_limit, game.target, game.euros_to_win,
+                            game.cap, game.die)
+
+
 def _warn_once(reason: str) -> None:
     global _warned
     if not _warned:
@@ -91,7 +98,7 @@ class CompiledState(CompiledView[ExactlyGame]):
         reason = unsupported(game)
         if reason:
             raise RuntimeError(reason)
-        core = _compiled.CState(game.num_players, game.start_coin, game.turn_limit)
+        core = _core(game)
         core.load(state.counts, state.euros, state.to_move, state.phase, state.face, state.turn,
                   state.ro_seats, state.ro_rolls,
                   (state.c_rounds, state.c_euros, state.c_question, state.c_cap))
@@ -108,7 +115,7 @@ class CompiledState(CompiledView[ExactlyGame]):
         reason = unsupported(game)
         if reason:
             raise RuntimeError(reason)
-        return cls(game, _compiled.CState(game.num_players, game.start_coin, game.turn_limit))
+        return cls(game, _core(game))
 
     def to_state(self) -> ExactlyState:
         """The same position as a Python state (counters included)."""

@@ -20,7 +20,7 @@ import random
 
 from ludoteca.core.choice import best_of
 from ludoteca.core.game import Action
-from ludoteca.games.exactly import CAP, MOVE, OVER, ROLL, TARGET, VALUES, ExactlyState
+from ludoteca.games.exactly import MOVE, OVER, QUESTION, ROLL, VALUES, ExactlyState
 
 EURO = 1.0
 MINE_W = 0.8
@@ -30,25 +30,32 @@ OTHER_W = 1.0
 
 
 def scoring_faces(state: ExactlyState, seat: int) -> int:
-    """How many of the six faces let ``seat`` bring their own pile to exactly 100 cents."""
+    """How many of the die's faces (six on RULES.md's die) let ``seat`` bring their own pile to exactly
+    the target (100 cents)."""
     g = state.game
     P = g.piles
+    target = g.target
+    cap = g.cap
     counts = state.counts
     pile = seat + 1
     total = state.totals[pile]
-    ok = [False] * 4
+    n = 0
+    any_ok = False
     for v in range(4):
         d = VALUES[v]
-        if total - d == TARGET and counts[v * P + pile]:
-            ok[v] = True
-        elif total + d == TARGET and total <= CAP:
+        ok = False
+        if total - d == target and counts[v * P + pile]:
+            ok = True
+        elif total + d == target and total <= cap:
             base = v * P
             for f in range(P):
                 if f != pile and counts[base + f]:
-                    ok[v] = True
+                    ok = True
                     break
-    n = sum(ok)
-    return n + 1 if n else 0  # each value has its own face, plus "?" when any works
+        if ok:
+            any_ok = True
+            n += g.die[5 - v]  # the faces of that value (50, 20, 10, 5 are faces 2..5)
+    return n + g.die[QUESTION] if any_ok else n  # "?" works when any value does
 
 
 def static(state: ExactlyState, me: int) -> float:
@@ -58,14 +65,16 @@ def static(state: ExactlyState, me: int) -> float:
     n = state.game.num_players
     euros = state.euros
     lead = euros[me] - max(euros[p] for p in range(n) if p != me)
+    sides = sum(state.game.die)
+    last = state.game.euros_to_win - 1
     v = 1.5 * EURO * euros[me] + 0.5 * EURO * lead
     to_move = state.to_move
     for p in range(n):
-        f = scoring_faces(state, p) / 6.0
+        f = scoring_faces(state, p) / sides
         if p == me:
             v += MINE_W * f * (1.0 if p == to_move else 0.7)
         else:
-            near = 1.0 if euros[p] >= 2 else 0.8  # an opponent one euro from the win counts more
+            near = 1.0 if euros[p] >= last else 0.8  # an opponent one euro from the win counts more
             v -= OTHER_W * near * f * (1.0 if p == to_move else 0.6)
     return v
 
@@ -111,9 +120,10 @@ def value(state: ExactlyState) -> list[float]:
     if state.phase == OVER:
         return state.returns()
     n = state.game.num_players
+    sides = sum(state.game.die)
     s = []
     for p in range(n):
-        f = scoring_faces(state, p) / 6.0
+        f = scoring_faces(state, p) / sides
         s.append(state.euros[p] + 0.5 * f * (1.0 if p == state.to_move else 0.6))
     m = max(s)
     e = [math.exp(1.5 * (x - m)) for x in s]

@@ -4,7 +4,9 @@ Hexagonal tiles carry a number 1-9 on each of their six sides (three tiles have 
 three an Exagon area). Players attach tiles from their hand to the table so that every touching
 side matches; a tile touching 2+ tiles lets the turn go on, 3/4/5 earn bonuses, a tile touching
 one tile ends the turn unless a bonus is spent on it. Placing one's last tile or a tile touching
-six tiles (the perfect fit) wins. Rules: RULES.md section 4 and ``docs/rules/exagon.md``.
+six tiles (the perfect fit) wins. Rules: RULES.md section 4 and ``docs/rules/exagon.md``. Option
+``matching="lenient"`` (RULES.md, amended) needs only one matching side and counts the matching
+sides as connections; ``carry_cap`` bounds the time a turn passes on to the next.
 
 Action encoding (``N`` tiles, tile *index* ``t`` = its position in the tile list, ``R = N - 1``,
 ``W = 2R + 1``, cell ``[q, r]`` with ``|q|, |r| <= R`` has index ``c = (q + R) * W + (r + R)``,
@@ -36,8 +38,10 @@ tile); or ``timeout`` for the host's timeout. Then, in order:
 * ``set_aside`` ``{"count"}``: the leftover tiles set aside unseen at the end of the deal (how
   many, never which);
 * ``table_tile`` ``{"tile", "at", "rot"}``: the leftover tile put on the table at ``[0, 0]``;
-* ``placed`` ``{"seat", "tile", "at", "rot", "connections", "opening"}``: a tile placed
-  (``opening``: true for the opening steps);
+* ``placed`` ``{"seat", "tile", "at", "rot", "connections", "opening", "next_to"}``: a tile placed
+  (``opening``: true for the opening steps; ``next_to``: the ids of the tiles it touches, whose
+  facing sides all match it: ``connections`` of them; under ``matching="lenient"`` only the tiles
+  whose facing side matches);
 * ``bonus_earned`` ``{"seat", "count"}``: bonuses earned by 3, 4 or 5 connections (1, 2, 3);
 * ``bonus_spent`` ``{"seat"}``: a bonus spent (automatically) on a one-connection tile;
 * ``given`` ``{"seat", "tile", "to", "bonus_spent"}``: a tile given (``bonus_spent`` is 1);
@@ -47,7 +51,7 @@ tile); or ``timeout`` for the host's timeout. Then, in order:
 * ``bonuses_lost`` ``{"seat", "count"}``: unspent bonuses lost when a turn ended by ``stop``;
 * ``timeout`` (the action's own event) ``{"seat", "action", "bonuses_lost", "counts_as_pass"}``;
 * ``hourglass`` ``{"seat", "carry", "time_left"}``: a clocked turn begins (``carry``: seconds
-  carried from the previous turn, ``time_left = clock + carry``);
+  carried from the previous turn, at most ``carry_cap``; ``time_left = clock + carry``);
 * ``tournament_game`` ``{"winners", "reason", "change", "scores"}``: a one-shot game of a
   tournament is over (``change``: each seat's points won or lost, ``scores``: the totals);
 * ``new_game`` ``{"scores"}``: the next game of the tournament is dealt;
@@ -73,7 +77,7 @@ from ludoteca.core.events import Event
 from ludoteca.core.game import Action, Counter, Game, State, Worlds, as_action_int
 from ludoteca.core.i18n import N_, _
 from ludoteca.core.jsonutil import need, need_int
-from ludoteca.core.options import Option, as_bool, as_int, parse_option_text
+from ludoteca.core.options import Choice, Option, as_bool, as_int, one_of, parse_option_text
 from ludoteca.core.shape import Between, read
 
 J, X = 10, 11
@@ -323,6 +327,23 @@ def _resolve_clock(value: Any, _resolved: Mapping[str, Any]) -> float | int | No
     return value
 
 
+def _carry_cap_default(resolved: Mapping[str, Any]) -> float | int | None:
+    """``carry_cap``'s default: one full hourglass (the clock), RULES.md section 4."""
+    clock: float | int | None = resolved.get("clock")
+    return clock
+
+
+def _resolve_carry_cap(value: Any, _resolved: Mapping[str, Any]) -> float | int | None:
+    if isinstance(value, str):
+        value = parse_option_text(value)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ValueError(_("expected a number of seconds of 0 or more, or null for no cap, got {value}").format(
+            value=repr(value)))
+    return value
+
+
 def _check_seconds(value: Any) -> float:
     """An ``elapsed`` value: a finite number of seconds >= 0, else IllegalActionError."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
@@ -364,13 +385,34 @@ class ExagonGame(Game):
     compiled_part = "compiled"
     catalogue_order = 4
     OPTIONS = (
-        Option("clock", "seconds of hourglass per turn; null for no clock", 60, _resolve_clock),
+        Option("clock", "seconds of hourglass per turn; null for no clock", 60, _resolve_clock,
+               kind="seconds_or_none", low=1, label="hourglass", none_label="no hourglass",
+               help="the seconds each player has for a turn; time left over passes on to the next turn"),
         Option("tiles", "the tile set: a JSON file path, JSON text or a list of tiles (null: the default 40)",
-               None, _resolve_tiles),
-        Option("tournament", "play one-shot games until someone has 50 points", False, as_bool),
-        Option("turn_limit", "player turns after which a one-shot game ends (scored as blocked)", 1000, as_int(1)),
+               None, _resolve_tiles, kind="file", label="tile set", default_label="the 40 tiles of ludoteca",
+               help="a tile set of your own: a JSON file holding a list of tiles, each with an id, six sides "
+                    "(numbers 1 to 9, J for a Jolly, X for an Exagon), its star and its star points"),
+        Option("tournament", "play one-shot games until someone has 50 points", False, as_bool,
+               kind="bool", label="tournament",
+               help="play games one after another until someone has 50 points"),
+        Option("turn_limit", "player turns after which a one-shot game ends (scored as blocked)", 1000, as_int(1),
+               kind="int", low=1, label="turn limit",
+               help="a game stops after this many player turns and is scored like a blocked game"),
         Option("tournament_games", "one-shot games a tournament lasts at most; after the last one the highest "
-               "score wins (ties share)", 1000, as_int(1)),
+               "score wins (ties share)", 1000, as_int(1), kind="int", low=1, label="games in a tournament",
+               help="the most games a tournament lasts; after the last one the highest score wins"),
+        Option("matching", "which placements are legal: 'strict' (every side a tile touches must match) or "
+               "'lenient' (at least one touching side must match; connections are the matching sides)",
+               "strict", one_of("strict", "lenient"), kind="choice", label="matching sides",
+               help="which sides of a new tile must match the tiles it touches",
+               choices=(Choice("strict", "every side", "every side the tile touches must match"),
+                        Choice("lenient", "at least one side", "one matching side is enough; only matching "
+                                                               "sides connect"))),
+        Option("carry_cap", "most seconds of a turn's time left passed on to the next turn; null for no cap "
+               "(default: the clock, one full hourglass; ignored without a clock)",
+               _carry_cap_default, _resolve_carry_cap, kind="seconds_or_none", low=0,
+               label="time carried over", none_label="no limit", default_label="one full hourglass",
+               help="the most seconds left over from a turn that pass on to the next one"),
     )
 
     def _setup(self) -> None:
@@ -396,6 +438,13 @@ class ExagonGame(Game):
         self.tournament_games: int = self.options["tournament_games"]
         """The bound on a tournament's one-shot games (docs/rules/exagon.md, Tournament): without it
         a tournament in which no one can reach 50 points (a very short turn_limit) never ends."""
+        self.lenient: bool = self.options["matching"] == "lenient"
+        """RULES.md, Matching, option ``matching="lenient"``: a tile needs one matching side, not all,
+        and its connections are its matching sides."""
+        cap = self.options["carry_cap"]
+        self.carry_cap: float | None = None if clock is None or cap is None else float(cap)
+        """The most seconds a turn passes on to the next (RULES.md, Hourglass, option ``carry_cap``);
+        None: no cap, or no clock."""
         # Geometry: a square axial window of radius N - 1 holds every reachable cell.
         self.radius = R = max(N - 1, 1)
         self.width, self.coords, self.nbrs = _geometry(R)
@@ -463,25 +512,58 @@ class ExagonGame(Game):
         return self.n_tiles
 
     def record_options(self) -> dict[str, Any]:
+        """The options, without ``matching`` and ``carry_cap`` at their defaults (``"strict"``, the
+        clock): records, lab results and golden playthroughs written before those options existed
+        stay as they were (and read back the same)."""
         opts = dict(self.options)
         if not self.tournament:  # one one-shot game: the bound on a tournament's games plays no part
             del opts["tournament_games"]
+        if opts["matching"] == "strict":
+            del opts["matching"]
+        if not self.explicit_carry_cap():
+            del opts["carry_cap"]
         if self.tiles is _default_set():
             del opts["tiles"]
         else:
             opts["tiles"] = [dict(t, sides=list(t["sides"])) for t in self.tiles]
         return opts
 
+    def explicit_carry_cap(self) -> bool:
+        """Whether ``carry_cap`` differs from its default (the clock, one hourglass)."""
+        return bool(self.options["carry_cap"] != self.options["clock"])
+
+    def connections(self, board: Mapping[int, tuple[int, int]], t: int, k: int, c: int) -> int:
+        """The connections of tile ``t`` with rotation ``k`` placed on empty cell ``c`` of ``board``
+        (cell -> (tile, rotation)): the tiles it touches, or under ``matching="lenient"`` the
+        sides it touches that match (RULES.md, Matching)."""
+        if not self.lenient:
+            return sum(1 for _, nc in self.nbrs[c] if nc in board)
+        faces = self.faces
+        f = faces[t][k]
+        conn = 0
+        for d, nc in self.nbrs[c]:
+            occ = board.get(nc)
+            if occ is not None and _matches(self, f[d], t, faces[occ[0]][occ[1]][(d + 3) % 6], occ[0]):
+                conn += 1
+        return conn
+
     def new_initial_state(self) -> ExagonState:
         return ExagonState(self)
 
     # --- reading positions ------------------------------------------------------------
-    def _sibling(self, players: int, tiles: list[dict[str, Any]], clock: Any, tournament: bool) -> ExagonGame:
+    def _sibling(self, players: int, tiles: list[dict[str, Any]], clock: Any, tournament: bool, matching: str,
+                 carry_cap: Any) -> ExagonGame:
+        """The game of a position: ``carry_cap`` is the position's, else this game's when it is not
+        the default, else (``...``) the default, the position's clock."""
+        if carry_cap is ...:
+            carry_cap = self.options["carry_cap"] if self.explicit_carry_cap() else clock
         same_tiles = tiles is self.tiles or tiles == self.tiles
-        if same_tiles and players == self.num_players and clock == self.hourglass and tournament == self.tournament:
+        if (same_tiles and players == self.num_players and clock == self.hourglass and tournament == self.tournament
+                and matching == self.options["matching"] and carry_cap == self.options["carry_cap"]):
             return self
         opts = {"players": players, "tiles": self.tiles if same_tiles else tiles, "clock": clock,
-                "tournament": tournament, "turn_limit": self.turn_limit, "tournament_games": self.tournament_games}
+                "tournament": tournament, "turn_limit": self.turn_limit, "tournament_games": self.tournament_games,
+                "matching": matching, "carry_cap": carry_cap}
         key = json.dumps(opts, sort_keys=True)
         game = self._siblings.get(key)
         if game is None:
@@ -490,13 +572,21 @@ class ExagonGame(Game):
         return game
 
     def state_from_json(self, data: Mapping[str, Any]) -> ExagonState:
-        """Read a position (its shape: :class:`PositionShape`); its own players, tiles, clock and
-        tournament mode define the game it belongs to (a sibling of this one, same turn_limit and
+        """Read a position (its shape: :class:`PositionShape`); its own players, tiles, clock,
+        tournament mode, ``matching`` and ``carry_cap`` (this game's when the position has no such
+        key) define the game it belongs to (a sibling of this one, same turn_limit and
         tournament_games)."""
         pos = read(data, PositionShape)
         tiles = _position_tiles(pos)
         clock = _position_clock(pos, self.hourglass)
-        game = self._sibling(pos["players"], tiles, clock, pos["scores"] is not None)
+        matching = pos.get("matching", self.options["matching"])
+        carry_cap: Any = ...
+        if "carry_cap" in pos:
+            try:
+                carry_cap = _resolve_carry_cap(pos["carry_cap"], {})
+            except ValueError as exc:
+                raise ValueError(f"position['carry_cap']: {exc}") from None
+        game = self._sibling(pos["players"], tiles, clock, pos["scores"] is not None, matching, carry_cap)
         return ExagonState._from_json(game, pos)
 
 
@@ -541,6 +631,11 @@ class PositionShape(TypedDict):
     result: NotRequired[ResultShape | None]
     games_played: NotRequired[Annotated[int, Between(0, None)] | None]
     """A tournament's one-shot games finished so far (0 when missing); null outside a tournament."""
+    matching: NotRequired[Literal["strict", "lenient"]]
+    """The ``matching`` option of the position's game (written when ``"lenient"``)."""
+    carry_cap: NotRequired[Any]
+    """The ``carry_cap`` option of the position's game (written when not the default, the clock);
+    checked like the option (seconds >= 0, or null)."""
 
 
 def _position_tiles(pos: PositionShape) -> list[dict[str, Any]]:
@@ -618,13 +713,19 @@ def _layout(g: ExagonGame, pos: PositionShape) -> _Layout:
 
 
 def _check_table(g: ExagonGame, board: Mapping[int, tuple[int, int]]) -> None:
-    """Every touching pair of sides matches, and the table is one connected group."""
+    """Every touching pair of sides matches, and the table is one connected group. Under
+    ``matching="lenient"`` touching sides may differ, but the tiles joined by matching sides form
+    one group (each tile was placed with a matching side against one placed before it)."""
+    linked: dict[int, list[int]] = {c: [] for c in board}
     for c, (t, k) in board.items():
         for d, nc in g.nbrs[c]:
             if nc in board and nc > c:
                 t2, k2 = board[nc]
                 a, b = g.faces[t][k][d], g.faces[t2][k2][(d + 3) % 6]
-                if not _matches(g, a, t, b, t2):
+                if _matches(g, a, t, b, t2):
+                    linked[c].append(nc)
+                    linked[nc].append(c)
+                elif not g.lenient:
                     raise ValueError(
                         f"tiles {g.ids[t]} at {list(g.coords[c])} and {g.ids[t2]} at {list(g.coords[nc])} "
                         f"touch with unmatched sides ({SYMBOLS.get(a, a)} against {SYMBOLS.get(b, b)})"
@@ -634,11 +735,13 @@ def _check_table(g: ExagonGame, board: Mapping[int, tuple[int, int]]) -> None:
         stack = list(seen)
         while stack:
             c = stack.pop()
-            for _, nc in g.nbrs[c]:
-                if nc in board and nc not in seen:
+            for nc in linked[c]:
+                if nc not in seen:
                     seen.add(nc)
                     stack.append(nc)
         if len(seen) != len(board):
+            if g.lenient:
+                raise ValueError("the tiles on the table do not form one group joined by matching sides")
             raise ValueError("the tiles on the table do not form one connected group")
 
 
@@ -742,7 +845,11 @@ def _read_time(g: ExagonGame, phase: int, pos: PositionShape) -> tuple[float | N
         return None, None
     if phase == OVER and time_left is None and carry is None:
         return None, None  # the game ended during the opening, before the hourglass started
-    return _seconds("time_left", time_left), _seconds("carry", carry)
+    left, carried = _seconds("time_left", time_left), _seconds("carry", carry)
+    if g.carry_cap is not None and carried > g.carry_cap:
+        raise ValueError(f"position['carry'] is {carried} s, above the carry cap of {g.carry_cap} s "
+                         f"(option carry_cap)")
+    return left, carried
 
 
 def _seconds(key: str, value: float | None) -> float:
@@ -767,10 +874,9 @@ def _read_result(s: ExagonState, phase: int, pos: PositionShape, hands: list[lis
             raise ValueError(f"position['result']['winners'] must list seats 0 to {n - 1}")
         return {"winners": list(winners), "end": result["end"]}
     empty = [seat for seat, h in enumerate(hands) if not h]
-    if scores is not None:  # those at 50 or more; else (the last game played) the highest scores
+    if scores is not None:  # the highest scores (at 50 or more, or after the last game allowed)
         best = max(scores)
-        return {"winners": [i for i, v in enumerate(scores) if v >= TOURNAMENT_TARGET]
-                or [i for i, v in enumerate(scores) if v == best], "end": "last_tile"}
+        return {"winners": [i for i, v in enumerate(scores) if v == best], "end": "last_tile"}
     if empty:
         return {"winners": empty, "end": "last_tile"}
     s.hands = hands
@@ -783,7 +889,7 @@ class ExagonState(State):
     """A position of EXAGON."""
 
     __slots__ = ("_charge", "aside", "board", "bonus", "cand", "carry", "clock_left", "counts", "dealt", "games",
-                 "hands", "owner", "passes", "phase", "placed", "points", "result", "table", "to_move", "turn")
+                 "hands", "links", "owner", "passes", "phase", "placed", "points", "result", "table", "to_move", "turn")
 
     game: ExagonGame
 
@@ -808,6 +914,8 @@ class ExagonState(State):
         self.table: list[tuple[int, int, int]] = []
         self.board: dict[int, tuple[int, int]] = {}
         self.cand: dict[int, tuple[tuple[int, int], ...]] = {}
+        self.links: dict[int, tuple[int, ...]] = {}
+        """Under ``matching="lenient"``: the connections of each entry of ``cand[c]``, in its order."""
         self.dealt = 0
         self.to_move = 0
         self.turn = 0
@@ -830,6 +938,7 @@ class ExagonState(State):
         s.table = self.table[:]
         s.board = self.board.copy()
         s.cand = self.cand.copy()
+        s.links = self.links.copy()
         s.dealt = self.dealt
         s.to_move = self.to_move
         s.turn = self.turn
@@ -1039,13 +1148,54 @@ class ExagonState(State):
         self.table.append((t, c, k))
         cand = self.cand
         cand.pop(c, None)
+        g = self.game
+        if g.lenient:
+            self.links.pop(c, None)
+            for _side, nc in g.nbrs[c]:
+                if nc not in board:
+                    self._open(nc)
+            return g.connections(board, t, k, c)
         conn = 0
-        for _side, nc in self.game.nbrs[c]:
+        for _side, nc in g.nbrs[c]:
             if nc in board:
                 conn += 1
             else:
                 cand[nc] = self._cell_cands(nc)
         return conn
+
+    def _cell_cands_lenient(self, c: int) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+        """:meth:`_cell_cands` under ``matching="lenient"``: every (tile, action) with at least one
+        side matching a tile it touches (RULES.md, Matching), in the order of tile, then rotation,
+        and the connections of each (its matching sides: the neighbours whose index lists it)."""
+        g = self.game
+        board = self.board
+        faces = g.faces
+        owner = self.owner
+        fits: dict[int, int] = {}
+        for d, nc in g.nbrs[c]:
+            occ = board.get(nc)
+            if occ is None:
+                continue
+            t2, k2 = occ
+            v = faces[t2][k2][(d + 3) % 6]
+            if v == X:
+                continue
+            for t, k in (g.by_face[d][v] if v != J else g.by_jolly[d].get(t2, ())):
+                if owner[t] >= 0:
+                    i = t * 6 + k
+                    fits[i] = fits.get(i, 0) + 1
+        stride = g.n_cells * 6
+        base = g.place0 + c * 6
+        order = sorted(fits)
+        return (tuple([(i // 6, i // 6 * stride + base + i % 6) for i in order]),
+                tuple([fits[i] for i in order]))
+
+    def _open(self, c: int) -> None:
+        """Compute what may be placed on empty cell ``c`` under the game's ``matching``."""
+        if self.game.lenient:
+            self.cand[c], self.links[c] = self._cell_cands_lenient(c)
+        else:
+            self.cand[c] = self._cell_cands(c)
 
     def _cell_cands(self, c: int) -> tuple[tuple[int, int], ...]:
         """Every (tile, action) that may be placed on empty cell ``c`` (tiles in hands only)."""
@@ -1110,8 +1260,13 @@ class ExagonState(State):
         events = self._events
         if events is not None:
             q, r = g.coords[c]
+            board = self.board
+            next_to = [g.ids[board[nc][0]] for side, nc in g.nbrs[c] if nc in board
+                       and (not g.lenient or _matches(g, g.faces[t][k][side], t,
+                                                      g.faces[board[nc][0]][board[nc][1]][(side + 3) % 6],
+                                                      board[nc][0]))]
             events.append(Event("placed", {"seat": p, "tile": g.ids[t], "at": [q, r], "rot": k, "connections": conn,
-                                           "opening": opening}))
+                                           "opening": opening, "next_to": next_to}))
             if conn == 6:
                 events.append(Event("perfect_fit", {"seat": p, "tile": g.ids[t], "at": [q, r]}))
         if conn == 6:
@@ -1169,6 +1324,9 @@ class ExagonState(State):
         carry = 0.0
         if self.phase == TURN and not timeout and self.clock_left is not None:
             carry = self.clock_left
+            cap = g.carry_cap
+            if cap is not None and carry > cap:  # RULES.md, Hourglass: at most carry_cap seconds
+                carry = cap
         if self.phase == OPENING and len(self.table) >= 2:
             self.phase = TURN
         self.to_move = (self.to_move + 1) % n
@@ -1203,10 +1361,11 @@ class ExagonState(State):
             self.points[s] += delta
         self._emit("tournament_game", winners=winners[:], reason=reason, change=change, scores=self.points[:])
         self.games = games = (self.games or 0) + 1
-        champions = [s for s, v in enumerate(self.points) if v >= TOURNAMENT_TARGET]
-        if not champions and games >= self.game.tournament_games:
-            # the last game allowed (option tournament_games): the highest score wins, ties share
-            best = max(self.points)
+        champions: list[int] = []
+        best = max(self.points)
+        if best >= TOURNAMENT_TARGET or games >= self.game.tournament_games:
+            # Someone reached 50, or the last game allowed (option tournament_games) is over: the
+            # highest score wins, equal highest scores share (RULES.md, Tournament).
             champions = [s for s, v in enumerate(self.points) if v == best]
         if champions:
             self.phase = OVER
@@ -1401,6 +1560,7 @@ class ExagonState(State):
             "result": None if self.result is None else {"winners": self.result["winners"][:],
                                                          "end": self.result["end"]},
             **({} if self.games is None else {"games_played": self.games}),
+            **_option_keys(g),
         }
 
     def observation(self, seat: int | None) -> dict[str, Any]:
@@ -1440,7 +1600,7 @@ class ExagonState(State):
         for c in lay.board:
             for _side, nc in g.nbrs[c]:
                 if nc not in lay.board and nc not in s.cand:
-                    s.cand[nc] = s._cell_cands(nc)
+                    s._open(nc)
         s.dealt = dealt + (1 if phase != DEAL and g.leftover == 1 and lay.table else 0)
         s.to_move, s.turn, s.placed, s.bonus, s.passes = to_move, turn, placed, bonus, passes
         s.clock_left, s.carry = time_left, carry
@@ -1514,6 +1674,17 @@ class ExagonState(State):
                 line = line.ljust(3 * x) + label
             out.append("    " + line.rstrip())
         return out
+
+
+def _option_keys(g: ExagonGame) -> dict[str, Any]:
+    """The position's keys for ``matching`` and ``carry_cap``, written only when not the default (so
+    a position of the default game is written as before those options existed)."""
+    keys: dict[str, Any] = {}
+    if g.lenient:
+        keys["matching"] = "lenient"
+    if g.explicit_carry_cap():
+        keys["carry_cap"] = g.options["carry_cap"]
+    return keys
 
 
 def _action_json(g: ExagonGame, action: int) -> dict[str, Any]:

@@ -94,6 +94,9 @@ cdef struct Gm:
     int tournament
     int tournament_games              # the most one-shot games of a tournament
     int has_clock
+    int lenient                       # matching="lenient": one matching side suffices
+    int has_cap                       # carry_cap is a number (else no cap)
+    double carry_cap
     int words
     int prune                         # the search's view: top candidates per node (0: every action)
     int greedy                        # the search's view: rollouts follow the greedy choice
@@ -168,6 +171,31 @@ cdef inline void _front_remove(St* s, int i) noexcept nogil:
     s.nfront = last
 
 
+cdef inline int _links(const Gm* g, const St* s, int c, int idx) noexcept nogil:
+    """The connections of (tile, rotation) ``idx`` (``t * 6 + k``) on cell ``c``: under lenient
+    matching its sides that match a neighbour (ExagonGame.connections), else the tiles next to it."""
+    cdef int W = g.width
+    cdef int qi = c // W
+    cdef int ri = c - qi * W
+    cdef int d, nq, nr, code, t2, k = 0
+    cdef const uint64_t* m
+    for d in range(6):
+        nq = qi + DQ[d]
+        nr = ri + DR[d]
+        if nq < 0 or nq >= W or nr < 0 or nr >= W:
+            continue
+        code = s.board[c + DQ[d] * W + DR[d]]
+        if 0 < code < FREE:
+            if g.lenient:
+                t2 = code - 1
+                m = _mask(g, d, g.faces[t2][s.trot[t2]][(d + 3) % 6], t2)
+                if (m[idx >> 6] >> (idx & 63)) & 1:
+                    k += 1
+            else:
+                k += 1
+    return k
+
+
 cdef int _put(const Gm* g, St* s, int t, int c, int k) noexcept nogil:
     """Put tile ``t`` on cell ``c``; update the open cells; return its connections."""
     cdef int W = g.width
@@ -203,10 +231,16 @@ cdef int _put(const Gm* g, St* s, int t, int c, int k) noexcept nogil:
         elif code >= FREE:
             i = code - FREE
             m = _mask(g, (d + 3) % 6, g.faces[t][k][d], t)
-            for w in range(WORDS):
-                s.fit[i][w] &= m[w]
-        else:
+            if g.lenient:  # one matching side suffices: what fits any neighbour
+                for w in range(WORDS):
+                    s.fit[i][w] |= m[w]
+            else:
+                for w in range(WORDS):
+                    s.fit[i][w] &= m[w]
+        elif not g.lenient:
             conn += 1
+    if g.lenient:
+        return _links(g, s, c, t * 6 + k)
     return conn
 
 
@@ -236,7 +270,7 @@ cdef void _rebuild_front(const Gm* g, St* s) noexcept nogil:
             s.fseq[i] = j * 6 + d
             s.board[nc] = FREE + i
             for w in range(WORDS):
-                s.fit[i][w] = ~(<uint64_t>0)
+                s.fit[i][w] = 0 if g.lenient else ~(<uint64_t>0)
             for d2 in range(6):
                 q2 = nq + DQ[d2]
                 r2 = nr + DR[d2]
@@ -246,8 +280,12 @@ cdef void _rebuild_front(const Gm* g, St* s) noexcept nogil:
                 code = s.board[c2]
                 if 0 < code < FREE:
                     m = _mask(g, d2, g.faces[code - 1][s.trot[code - 1]][(d2 + 3) % 6], code - 1)
-                    for w in range(WORDS):
-                        s.fit[i][w] &= m[w]
+                    if g.lenient:
+                        for w in range(WORDS):
+                            s.fit[i][w] |= m[w]
+                    else:
+                        for w in range(WORDS):
+                            s.fit[i][w] &= m[w]
 
 
 cdef inline void _hand_add(const Gm* g, St* s, int p, int t) noexcept nogil:
@@ -345,15 +383,12 @@ cdef void _finish(const Gm* g, St* s, const int* winners, int nw, int reason) no
         else:
             s.points[seat] -= _hand_penalty(g, s, seat)
     s.games += 1
-    for seat in range(g.players):
-        if s.points[seat] >= TOURNAMENT_TARGET:
-            champions[nc] = seat
-            nc += 1
-    if nc == 0 and s.games >= g.tournament_games:  # the last game allowed: the highest score wins
-        best = s.points[0]
-        for seat in range(1, g.players):
-            if s.points[seat] > best:
-                best = s.points[seat]
+    best = s.points[0]
+    for seat in range(1, g.players):
+        if s.points[seat] > best:
+            best = s.points[seat]
+    # someone at 50, or the last game allowed: the highest score wins, equal highest share
+    if best >= TOURNAMENT_TARGET or s.games >= g.tournament_games:
         for seat in range(g.players):
             if s.points[seat] == best:
                 champions[nc] = seat
@@ -390,6 +425,8 @@ cdef void _end_turn(const Gm* g, St* s, int timeout) noexcept nogil:
     carry = 0.0
     if s.phase == P_TURN and not timeout and s.has_time:
         carry = s.time_left
+        if g.has_cap and carry > g.carry_cap:
+            carry = g.carry_cap
     if s.phase == P_OPENING and s.ntable >= 2:
         s.phase = P_TURN
     s.to_move = (s.to_move + 1) % g.players
@@ -773,6 +810,8 @@ cdef int _greedy(const Gm* g, const St* s, int p) noexcept nogil:
             if q != p and s.hlen[q] == 1:  # giving away one's last tile wins at once
                 return g.give0 + _hardest(g, s, p) * g.players + q
     one = s.hlen[p] == 1
+    if g.lenient:
+        return _greedy_lenient(g, s, p, going, one)
     for i in range(s.nfront):
         a = _first_fit(g, s, i, p)
         if a < 0:
@@ -803,6 +842,43 @@ cdef int _greedy(const Gm* g, const St* s, int p) noexcept nogil:
     return best
 
 
+cdef int _greedy_lenient(const Gm* g, const St* s, int p, int going, int one) noexcept nogil:
+    """The placements of :func:`_greedy` under lenient matching, where the connections belong to
+    each (tile, rotation), not to the cell: the first winning one in the heuristic's order, else
+    the most connections, the hardest tile, the earlier cell."""
+    cdef int t, i, w, idx, k, seq, a
+    cdef int win = -1, win_seq = 1 << 30
+    cdef int best = -1, bk = -1, bseq = 1 << 30
+    cdef double d, bd = -1e300
+    cdef uint64_t bits
+    for i in range(s.nfront):
+        seq = s.fseq[i]
+        for w in range(WORDS):
+            bits = s.fit[i][w] & s.hmask[p][w]
+            while bits:
+                idx = w * 64 + __builtin_ctzll(bits)
+                bits &= bits - 1
+                t = idx // 6
+                a = g.place0 + (t * g.n_cells + s.fcell[i]) * 6 + (idx - t * 6)
+                k = _links(g, s, s.fcell[i], idx)
+                if k == 6 or one:
+                    if seq < win_seq:
+                        win_seq = seq
+                        win = a
+                    continue
+                d = g.diff[t]
+                if k > bk or (k == bk and (d > bd or (d == bd and seq < bseq))):
+                    best = a
+                    bk = k
+                    bd = d
+                    bseq = seq
+    if win >= 0:
+        return win
+    if best < 0:
+        return g.stop_action if going else g.pass_action
+    return best
+
+
 cdef double _cand_key(const Gm* g, const St* s, int a, int hand_size) noexcept nogil:
     """The rank of action ``a`` in heuristic.candidates (``_key``, gives, stop or pass)."""
     cdef int stride = g.n_cells * 6
@@ -813,7 +889,7 @@ cdef double _cand_key(const Gm* g, const St* s, int a, int hand_size) noexcept n
     if a < g.give0:
         t = (a - g.place0) // stride
         c = (a - g.place0 - t * stride) // 6
-        k = _conn(g, s, c)
+        k = _links(g, s, c, t * 6 + (a - g.place0) % 6)
         if k == 6 or hand_size == 1:
             return WIN_KEY
         go_on = 10.0 if (k >= 2 or s.bonus > 0) else 0.0
@@ -873,7 +949,17 @@ cdef int _immediate_win(const Gm* g, const St* s, int q) noexcept nogil:
     """heuristic.immediate_win: whether ``q`` (to move) can win with one placement."""
     cdef int i, w, has
     cdef int one = s.hlen[q] == 1
+    cdef uint64_t bits
     if s.phase == P_OVER or s.phase == P_DEAL:
+        return 0
+    if g.lenient and not one:  # a perfect fit belongs to a (tile, rotation): six matching sides
+        for i in range(s.nfront):
+            for w in range(WORDS):
+                bits = s.fit[i][w] & s.hmask[q][w]
+                while bits:
+                    if _links(g, s, s.fcell[i], w * 64 + __builtin_ctzll(bits)) == 6:
+                        return 1
+                    bits &= bits - 1
         return 0
     for i in range(s.nfront):
         has = 0
@@ -952,7 +1038,7 @@ cdef class CState:
     cdef public tuple last_stats
 
     def __init__(self, sides, star, penalty, nummask, int players, hourglass, bint tournament, int turn_limit,
-                 int radius, int tournament_games):
+                 int radius, int tournament_games, bint lenient=False, carry_cap=None):
         cdef int N = len(sides)
         if not 1 <= N <= MAXT:
             raise ValueError(f"{N} tiles are beyond the compiled engine (at most {MAXT})")
@@ -983,6 +1069,9 @@ cdef class CState:
         g.tournament_games = tournament_games
         g.has_clock = hourglass is not None
         g.hourglass = 0.0 if hourglass is None else float(hourglass)
+        g.lenient = lenient
+        g.has_cap = carry_cap is not None
+        g.carry_cap = 0.0 if carry_cap is None else float(carry_cap)
         g.words = (6 * N + 63) // 64
         for t in range(N):
             g.star[t] = star[t]

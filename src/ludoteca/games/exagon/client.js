@@ -1,6 +1,6 @@
 // EXAGON: hexagonal tiles with coloured numbers, legal spots, rotation, the hand and bonuses.
 import {andList, h, pressable, refocus, svg} from "/static/js/common.js";
-import {t} from "/static/js/i18n.js";
+import {t, tn} from "/static/js/i18n.js";
 
 // One fixed colour per number 1-9 (and the Jolly / Exagon areas).
 export const NUMBER_COLORS = {
@@ -54,17 +54,16 @@ export function phaseText(pos, ctx) {
   if (pos.phase === "over") return t("game over");
   if (pos.phase === "opening") return pos.table.length ? t("attach one tile touching the first") : t("put any tile in the middle");
   const n = pos.placed_this_turn, b = pos.bonus;
-  const placed = n === 0 ? t("no tile placed yet this turn")
-    : n === 1 ? t("1 tile placed this turn") : t("{n} tiles placed this turn", {n});
+  const placed = n === 0 ? t("no tile placed yet this turn") : tn("{n} tile placed this turn", "{n} tiles placed this turn", n);
   if (!b) return placed;
-  return t("{placed} · {bonuses}", {placed, bonuses: b === 1 ? t("1 bonus") : t("{n} bonuses", {n: b})});
+  return t("{placed} · {bonuses}", {placed, bonuses: tn("{n} bonus", "{n} bonuses", b)});
 }
 
 export function seatInfo(pos, i) {
   const n = pos.hands[i].length;
-  const tiles = n === 1 ? t("1 tile in hand") : t("{n} tiles in hand", {n});
+  const tiles = tn("{n} tile in hand", "{n} tiles in hand", n);
   if (!pos.scores) return tiles;
-  return t("{tiles} · {points}", {tiles, points: pos.scores[i] === 1 ? t("1 point") : t("{n} points", {n: pos.scores[i]})});
+  return t("{tiles} · {points}", {tiles, points: tn("{n} point", "{n} points", pos.scores[i])});
 }
 
 /** A tile in words: its number and the numbers of its six sides (J: Jolly, X: Exagon). */
@@ -113,16 +112,25 @@ export function render(ctx) {
   const handSeat = ctx.you !== null && ctx.you !== undefined ? ctx.you : ctx.toMove;
   const hand = handSeat !== null && handSeat !== undefined ? pos.hands[handSeat] : [];
   // phones (the max-width of style.css's phone block): the hand wraps to the width on screen, not the board's
-  const narrow = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
-  const seen = narrow && root.parentElement ? Math.min(boardW, root.parentElement.clientWidth / 1.3 - 10) : boardW;
-  const HR = 27, HW = HR * R3 + 6, perRow = Math.max(1, Math.floor(seen / HW));
-  const handX = minX + Math.max(0, (boardW - seen - 10) / 2); // under the middle of the table, shown first on phones
-  const handRows = Math.max(1, Math.ceil(hand.length / perRow));
+  const narrow = typeof window !== "undefined" && !!window.matchMedia
+    && window.matchMedia("(max-width: 600px), (max-height: 500px)").matches;
+  const seen = boardW; // the board fits the screen (style.css): the hand spans its width
   const handTop = maxY + 20;
-  const H = handTop + 34 + handRows * (HR * 2 + 6) - minY;
+  const heightWith = (r) => handTop + 34 + Math.max(1, Math.ceil(hand.length / Math.max(1, Math.floor(seen / (r * R3 + 6)))))
+    * (r * 2 + 6) - minY;
+  // on a phone the hand's tiles keep a size to tap (about 26 px from the centre to a corner on the screen) however large
+  // the table grows: the smallest radius that gives it, as the board is scaled to fit the screen's width and height
+  let HR = 27;
+  if (narrow && root.parentElement) {
+    const wide = root.parentElement.clientWidth, high = parseFloat(getComputedStyle(root).maxHeight) || window.innerHeight;
+    const onScreen = (r) => r * Math.min(wide / boardW, high / heightWith(r));
+    const sizes = [27, 32, 38, 45, 54, 64].filter((r) => r <= boardW / 5);
+    HR = sizes.find((r) => onScreen(r) >= 26) || sizes.reduce((a, b) => (onScreen(b) > onScreen(a) ? b : a), 27);
+  }
+  const HW = HR * R3 + 6, perRow = Math.max(1, Math.floor(seen / HW));
+  const handX = minX + Math.max(0, (boardW - seen - 10) / 2);
+  const H = heightWith(HR);
   root.setAttribute("viewBox", `${minX} ${minY} ${boardW} ${H}`);
-  // phones (style.css): never smaller than this (a hand tile 61 px wide, its numbers 12 px), the board scrolls
-  root.style.setProperty("--board-min-width", `${Math.round(boardW * 1.3)}px`);
   if (narrow && !ui.centred && root.parentElement) { // once: the table's middle in view, not its left edge
     ui.centred = true;
     const wrap = root.parentElement;
@@ -188,8 +196,8 @@ export function render(ctx) {
       const fits = spots.get(k).length;
       const label = ui.spot === k
         ? t("spot {at}, chosen for tile {tile}: press again to turn it", {at: k, tile: chosen})
-        : fits === 1 ? t("spot {at}: put tile {tile} here (1 way fits)", {at: k, tile: chosen})
-          : t("spot {at}: put tile {tile} here ({n} ways fit)", {at: k, tile: chosen, n: fits});
+        : tn("spot {at}: put tile {tile} here ({n} way fits)", "spot {at}: put tile {tile} here ({n} ways fit)", fits,
+          {at: k, tile: chosen});
       pressable(poly, label, `spot:${k}`, ui, () => {
         if (ui.spot === k) { ui.rotIdx = ((ui.rotIdx || 0) + 1) % spots.get(k).length; }
         else { ui.spot = k; ui.rotIdx = 0; }
@@ -225,7 +233,7 @@ export function render(ctx) {
     const rot = rots[(ui.rotIdx || 0) % rots.length];
     c.append(h("button", {id: "rotate", onclick: () => { ui.rotIdx = ((ui.rotIdx || 0) + 1) % rots.length; ctx.redraw(); },
       disabled: rots.length < 2 ? true : null},
-    rots.length === 1 ? t("Rotate ⟳ (1 way fits)") : t("Rotate ⟳ ({n} ways fit)", {n: rots.length})));
+    tn("Rotate ⟳ ({n} way fits)", "Rotate ⟳ ({n} ways fit)", rots.length)));
     const [q, r] = ui.spot.split(",").map(Number);
     c.append(h("button", {class: "primary", id: "place",
       onclick: () => ctx.act({place: {tile: ui.tile, at: [q, r], rot}})}, t("Place tile")));
@@ -233,7 +241,7 @@ export function render(ctx) {
   }
   if (ui.tile !== null && ui.tile !== undefined) {
     for (const a of gives.filter((g) => g.give.tile === ui.tile)) {
-      c.append(h("button", {onclick: () => ctx.act(a)}, t("Give tile {tile} to {name}", {tile: ui.tile, name: seatName(a.give.to)})));
+      c.append(h("button", {onclick: () => ctx.act(a)}, t("Give tile {tile}: {name} gets it", {tile: ui.tile, name: seatName(a.give.to)})));
     }
   }
   const stop = legal.find((a) => a.stop);
@@ -244,19 +252,39 @@ export function render(ctx) {
 }
 
 // --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
-// Places as the terminal writes them (games/exagon/board.py: axial q,r, the first tile at 0,0).
+// A placement is said by the tiles it went next to and the sides that matched (the placed event), never by
+// coordinates or rotation numbers.
 
 /** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
 export function describe(a, who) {
   if ("deal" in a) return t("deals tile {tile}", {tile: a.deal});
-  if ("place" in a) {
-    return t("places tile {tile} at {at} (rotation {rot})", {tile: a.place.tile, at: a.place.at.join(","), rot: a.place.rot});
-  }
-  if ("give" in a) return t("gives tile {tile} to {name}", {tile: a.give.tile, name: who(a.give.to)});
+  if ("place" in a) return t("places tile {tile}", {tile: a.place.tile});
+  if ("give" in a) return t("gives tile {tile} away: {name} gets it", {tile: a.give.tile, name: who(a.give.to)});
   if ("stop" in a) return t("stops and ends the turn");
   if ("pass" in a) return t("passes");
   if ("timeout" in a) return t("runs out of time");
   return null;
+}
+
+/** A refused move in the player's words (the table's toast when the server refuses it). */
+export function refusal(a) {
+  if ("place" in a) return t("Tile {tile} cannot go there now.", {tile: a.place.tile});
+  if ("give" in a) return t("You cannot give tile {tile} away now.", {tile: a.give.tile});
+  if ("stop" in a) return t("You cannot stop now.");
+  if ("pass" in a) return t("You cannot pass now.");
+  return null;
+}
+
+/** Where a tile went: next to which tiles, and how many sides matched (all of them: the rules allow no other). */
+function placedText(e) {
+  const next = e.next_to || [];
+  if (!next.length) {
+    if (e.opening && !e.connections) return t("in the middle of the table");
+    return tn("{n} side matches", "{n} sides match", e.connections || 0);
+  }
+  const tiles = andList(next.map(String));
+  if (next.length === 1) return t("next to tile {tiles}: 1 side matches", {tiles});
+  return tn("next to tiles {tiles}: {n} side matches", "next to tiles {tiles}: all {n} sides match", next.length, {tiles});
 }
 
 /** A chance outcome in words (``seat``: whom it is for, or null). */
@@ -275,25 +303,25 @@ const scoresText = (scores, who) => (scores || []).map((p, i) => `${who(i)} ${p}
 
 /** Texts of this game's own event kinds (core/events.py: kind and fields). */
 export const EVENTS = {
-  placed: () => null, // the move itself says it
+  placed: (e) => placedText(e), // the move says which tile; this says where it went
   given: () => null,
   stop: () => null,
   pass: () => null,
   dealt: (e, who) => t("{name} is dealt tile {tile}", {name: who(e.seat), tile: e.tile}),
   table_tile: (e) => t("tile {tile} starts the table", {tile: e.tile}),
-  set_aside: (e) => (e.count === 1 ? t("1 tile is set aside unseen") : t("{n} tiles are set aside unseen", {n: e.count})),
-  bonus_earned: (e, who) => (e.count === 1
-    ? t("{name} earns 1 bonus: 3 connections, the turn goes on", {name: who(e.seat)})
-    : t("{name} earns {n} bonuses: {c} connections, the turn goes on", {name: who(e.seat), n: e.count, c: e.count + 2})),
+  set_aside: (e) => tn("{n} tile is set aside unseen", "{n} tiles are set aside unseen", e.count),
+  bonus_earned: (e, who) => tn("{name} earns {n} bonus: {c} connections, the turn goes on",
+    "{name} earns {n} bonuses: {c} connections, the turn goes on", e.count, {name: who(e.seat), c: e.count + 2}),
   bonus_spent: (e, who) => t("{name} spends a bonus on a tile with one connection", {name: who(e.seat)}),
-  bonuses_lost: (e, who) => (e.count === 1 ? t("{name} loses 1 unspent bonus", {name: who(e.seat)})
-    : t("{name} loses {n} unspent bonuses", {name: who(e.seat), n: e.count})),
-  perfect_fit: (e, who) => t("six connections for tile {tile} at {at}: a perfect fit for {name}!",
-    {name: who(e.seat), tile: e.tile, at: (e.at || []).join(",")}),
+  bonuses_lost: (e, who) => tn("{name} loses {n} unspent bonus", "{name} loses {n} unspent bonuses", e.count,
+    {name: who(e.seat)}),
+  perfect_fit: (e, who) => t("all six sides of tile {tile} match: a perfect fit for {name}!",
+    {name: who(e.seat), tile: e.tile}),
   hourglass: () => null, // the clock shows it
   timeout: (e, who) => timeoutText(e, who), // the shared event, said with what it cost
   new_game: (e, who) => t("the next game of the tournament is dealt (points: {scores})", {scores: scoresText(e.scores, who)}),
-  tournament_game: (e, who) => t("a game of the tournament is over ({reason}): {names} won; points: {scores}",
+  tournament_game: (e, who) => tn("a game of the tournament is over ({reason}): {names} won; points: {scores}",
+    "a game of the tournament is over ({reason}): {names} won; points: {scores}", (e.winners || []).length,
     {reason: REASONS[e.reason] ? REASONS[e.reason]() : e.reason, names: andList((e.winners || []).map(who)),
       scores: scoresText(e.scores, who)}),
 };
@@ -301,8 +329,10 @@ export const EVENTS = {
 /** The hourglass running out (the shared ``timeout`` event, with what it cost). */
 function timeoutText(e, who) {
   const n = e.bonuses_lost || 0;
-  if (n === 1) return t("{name}'s hourglass ran out: the turn ends and 1 unspent bonus is lost", {name: who(e.seat)});
-  if (n > 1) return t("{name}'s hourglass ran out: the turn ends and {n} unspent bonuses are lost", {name: who(e.seat), n});
+  if (n > 0) {
+    return tn("{name}'s hourglass ran out: the turn ends and {n} unspent bonus is lost",
+      "{name}'s hourglass ran out: the turn ends and {n} unspent bonuses are lost", n, {name: who(e.seat)});
+  }
   return t("{name}'s hourglass ran out: the turn ends", {name: who(e.seat)});
 }
 

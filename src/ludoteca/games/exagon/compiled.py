@@ -17,11 +17,12 @@ when the game is beyond it, :func:`playouts` logs one warning and plays the play
 Python engine (the same distribution; other random numbers).
 
 Every option of EXAGON is supported — ``clock`` (the hourglass: ``time_left`` and ``carry`` are
-mirrored, and the timeout; ``elapsed`` through :meth:`CompiledState.apply_action`), ``tournament``,
-``tournament_games``, ``turn_limit``, ``tiles`` — except tile sets of more than 40 tiles (the
-default set and the seed's have 40) and bounds beyond a C int: :func:`unsupported` names them, and
-the Python engine plays those. The search
-plays with every one of them: the hourglass is the host's (``elapsed``, the timeout), never a
+mirrored, and the timeout; ``elapsed`` through :meth:`CompiledState.apply_action`), ``carry_cap``,
+``matching`` (lenient: the open cells keep what fits *any* neighbour, and the connections are
+counted per tile and rotation), ``tournament``, ``tournament_games``, ``turn_limit``, ``tiles`` —
+except tile sets of more than 40 tiles (the default set and the seed's have 40) and bounds beyond a
+C int: :func:`unsupported` names them, and the Python engine plays those. The search plays with
+every one of them: the hourglass is the host's (``elapsed``, the timeout), never a
 choice of the player, so the search reads the position's moves and ignores the time, as the
 Python ``mcts`` does.
 """
@@ -44,6 +45,7 @@ from ludoteca.games.exagon import (
     ExagonGame,
     ExagonState,
     _check_seconds,
+    _option_keys,
 )
 
 try:
@@ -53,7 +55,8 @@ except ImportError:  # not built (no compiler at install time): the Python engin
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_OPTIONS = frozenset({"players", "clock", "tiles", "tournament", "turn_limit", "tournament_games"})
+SUPPORTED_OPTIONS = frozenset({"players", "clock", "tiles", "tournament", "turn_limit", "tournament_games", "matching",
+                               "carry_cap"})
 """The options the compiled engine plays (all of EXAGON's today; ``tiles`` up to 40 tiles)."""
 
 COUNTER_NAMES = tuple(c.name for c in COUNTERS)
@@ -108,7 +111,8 @@ def _template(game: ExagonGame) -> _compiled.CState:
     core = _templates.get(game)
     if core is None:
         core = _compiled.CState(game.sides, game.star, game.penalty, game.nummask, game.num_players,
-                                game.hourglass, game.tournament, game.turn_limit, game.radius, game.tournament_games)
+                                game.hourglass, game.tournament, game.turn_limit, game.radius, game.tournament_games,
+                                game.lenient, game.carry_cap)
         _templates[game] = core
     return core
 
@@ -163,7 +167,7 @@ class CompiledState(CompiledView[ExagonGame]):
         for c in s.board:
             for _side, nc in g.nbrs[c]:
                 if nc not in s.board and nc not in s.cand:
-                    s.cand[nc] = s._cell_cands(nc)
+                    s._open(nc)
         s.dealt = dealt
         s.to_move, s.turn, s.placed, s.bonus, s.passes = to_move, turn, placed, bonus, passes
         s.clock_left, s.carry = time_left, carry
@@ -200,6 +204,7 @@ class CompiledState(CompiledView[ExagonGame]):
             "passes": passes,
             "result": None if winners is None else {"winners": winners, "end": END_REASONS[end]},
             **({} if games is None else {"games_played": games}),
+            **_option_keys(g),
         }
 
     def counters(self) -> dict[str, float]:

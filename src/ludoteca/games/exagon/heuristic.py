@@ -16,6 +16,10 @@ The player plans its whole turn greedily and judges where the turn would end:
   that a tile of theirs fits, or their last tile) — and never by accident while a placement
   with two or more connections is available.
 
+Under ``matching="lenient"`` a placement's connections are its matching sides, so they belong to
+each tile and rotation, not to the cell: they are read from the state's ``links`` (kept beside the
+open cells' candidates), and the same rules rank them.
+
 Candidates are ranked by a cheap key; the best few are played out to the end of the turn
 (greedy) and the next player's turn is simulated the same way, so a move that hands them a
 perfect fit or a last-tile finish is seen and avoided. Hands are public in EXAGON, so this
@@ -45,6 +49,7 @@ def decode(g: ExagonGame, a: int) -> tuple[int, int]:
 
 
 def conn(g: ExagonGame, board: dict[int, tuple[int, int]], c: int) -> int:
+    """The tiles next to cell ``c`` (the connections of any tile placed there under strict matching)."""
     return sum(1 for _, nc in g.nbrs[c] if nc in board)
 
 
@@ -73,6 +78,13 @@ def placements(s: ExagonState, p: int) -> list[tuple[int, int, int, int]]:
     owner = s.owner
     board = s.board
     out = []
+    if g.lenient:  # the connections of each placement are kept beside the cell's candidates
+        links = s.links
+        for c, lst in s.cand.items():
+            for (t, a), k in zip(lst, links[c], strict=True):
+                if owner[t] == p:
+                    out.append((a, t, c, k))
+        return out
     for c, lst in s.cand.items():
         k = -1
         for t, a in lst:
@@ -117,6 +129,18 @@ def greedy_action(s: ExagonState, p: int) -> Action:
     best = None
     bk = -1
     bd = -math.inf
+    if g.lenient:  # the connections belong to each placement: the first winning one, else the most
+        links = s.links
+        for c, lst in s.cand.items():
+            for (t, a), k in zip(lst, links[c], strict=True):
+                if owner[t] != p:
+                    continue
+                if k == 6 or one:
+                    return a
+                d = diff[t]
+                if k > bk or (k == bk and d > bd):
+                    best, bk, bd = a, k, d
+        return (g.stop_action if going else g.pass_action) if best is None else best
     for c, lst in s.cand.items():
         k = -1
         for t, a in lst:
@@ -202,10 +226,12 @@ def candidates(s: ExagonState, limit: int = TOP_K) -> list[Action]:
             scored.append((difficulty(g, t), a))
     else:
         board = s.board
+        links = {a: k for a, _t, _c, k in placements(s, p)} if g.lenient else None
         for a in legal:
             if a < g.give0:
                 t, c = decode(g, a)
-                scored.append((_key(g, len(hand), s.bonus, t, conn(g, board, c)), a))
+                k = conn(g, board, c) if links is None else links[a]
+                scored.append((_key(g, len(hand), s.bonus, t, k), a))
             elif a < g.stop_action:
                 # a give is rare and important; giving away one's last tile wins at once
                 scored.append((WIN if len(hand) == 1 else 50.0, a))

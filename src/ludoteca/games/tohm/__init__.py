@@ -51,7 +51,7 @@ from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State, as_action_int
 from ludoteca.core.i18n import N_, _
 from ludoteca.core.jsonutil import need_int, per_seat
-from ludoteca.core.options import Option, as_int
+from ludoteca.core.options import Option
 from ludoteca.core.shape import read
 
 TOKENS = 5
@@ -256,12 +256,20 @@ class TohmGame(Game):
             "(2: 3x3, 3: 3 rows x 4 cols, 4: 4x4, 5: 5x5). A given grid is the whole board.",
             default=lambda resolved: default_layout(resolved["players"]),
             resolve=parse_layout,
+            kind="file",
+            label="board",
+            help="a board of your own: a JSON file holding a rectangular grid (3x3 to 10x10) of numbers 3 to 6, "
+                 "as a list of rows; the whole grid is then the board",
+            default_label="the board of the rules, cut to the number of players",
         ),
         Option(
             "turn_limit",
             "the game ends after this many player turns; the leaders by trophies share the win",
             default=1000,
-            resolve=as_int(1),
+            kind="int",
+            low=1,
+            label="turn limit",
+            help="the game stops after this many player turns; the players with the most trophies share the win",
         ),
     )
 

@@ -1,6 +1,6 @@
 // TOHM: the numbered grid, the players' tokens, the die and the trophies.
-import {drawDie, h, key, pressable, refocus, svg} from "/static/js/common.js";
-import {t} from "/static/js/i18n.js";
+import {drawDie, h, key, pressable, refocus, shortName, svg} from "/static/js/common.js";
+import {t, tn} from "/static/js/i18n.js";
 
 const CELL = 84;
 const NUMBER_TINT = {3: "#f6e7c8", 4: "#e3efd9", 5: "#dbe8f4", 6: "#f1dde6"};
@@ -16,12 +16,14 @@ export function phaseText(pos, ctx) {
 
 export function seatInfo(pos, i) {
   const tr = pos.trophies[i], sup = pos.supply[i];
-  return [tr === 1 ? t("1 trophy") : t("{n} trophies", {n: tr}),
-    sup === 1 ? t("1 token in supply") : t("{n} tokens in supply", {n: sup})].join(" · ");
+  return [tn("{n} trophy", "{n} trophies", tr), tn("{n} token in supply", "{n} tokens in supply", sup)].join(" · ");
 }
 
-/** A cell as the terminal writes it: "row,col", counted from 0 at the top left. */
-const cellName = (c) => `${c[0]},${c[1]}`;
+/** A cell as the board labels it: its column's letter and its row's number ("B3": second column, third row). */
+export function cellName(c) {
+  const [r, col] = (Array.isArray(c) ? c : String(c).split(",")).map(Number);
+  return `${String.fromCharCode(65 + col)}${r + 1}`;
+}
 
 function monster(parent, cx, cy, r, color, seat) {
   const g = svg("g", {class: "token", "data-seat": seat}, parent);
@@ -55,12 +57,14 @@ export function render(ctx) {
   // phones (the max-width of style.css's phone block): the die and the trophies go under the board, not beside it
   const stacked = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
   const vbW = stacked ? Math.max(W, side) + 36 : W + side + 36;
-  const vbH = stacked ? H + 36 + 200 + pos.players * 24 + 10 : Math.max(H, 330) + 36;
+  // a phone with a wide board: the players' trophies beside the die and the trophies left, all a little larger
+  const twoCol = stacked && W >= 390;
+  const sideScale = twoCol ? Math.min(1.3, W / 390) : 1;
+  const sideH = twoCol ? Math.max(200, 20 + pos.players * 24) * sideScale : 200 + pos.players * 24;
+  const vbH = stacked ? H + 36 + sideH + 10 : Math.max(H, 330) + 36;
   root.setAttribute("viewBox", `-26 -26 ${vbW} ${vbH}`);
-  // phones (style.css): the board keeps its natural scale (a cell 84 px, readable text) and scrolls
-  root.style.setProperty("--board-min-width", `${vbW}px`);
   root.setAttribute("role", "group");
-  root.setAttribute("aria-label", t("TOHM board: {rows} rows by {cols} columns, cells written row,col from 0,0 at the top left",
+  root.setAttribute("aria-label", t("TOHM board: {rows} rows by {cols} columns, cells named by column letter and row number",
     {rows, cols}));
   const seatName = (s) => names[s] || t("Seat {n}", {n: s + 1});
 
@@ -78,13 +82,14 @@ export function render(ctx) {
   const targets = new Map();
   if (from && moves.has(from)) for (const a of moves.get(from)) targets.set(key(a.move[1]), a);
 
-  // the coordinates, as the terminal writes them (rows and columns from 0)
+  // the columns' letters and the rows' numbers the texts name cells by (cellName)
   const coords = svg("g", {class: "coords", "aria-hidden": "true"}, root);
   for (let c = 0; c < cols; c++) {
-    svg("text", {x: c * CELL + CELL / 2, y: -8, "text-anchor": "middle", "font-size": 14, fill: "#5c5342", text: c}, coords);
+    svg("text", {x: c * CELL + CELL / 2, y: -8, "text-anchor": "middle", "font-size": 14, fill: "#5c5342",
+      text: String.fromCharCode(65 + c)}, coords);
   }
   for (let r = 0; r < rows; r++) {
-    svg("text", {x: -14, y: r * CELL + CELL / 2 + 5, "text-anchor": "middle", "font-size": 14, fill: "#5c5342", text: r},
+    svg("text", {x: -14, y: r * CELL + CELL / 2 + 5, "text-anchor": "middle", "font-size": 14, fill: "#5c5342", text: r + 1},
       coords);
   }
 
@@ -102,8 +107,8 @@ export function render(ctx) {
       const taken = owner !== null && owner !== undefined;
       if (taken) monster(cell, x + CELL / 2, y + CELL / 2, CELL * 0.32, colors[owner], owner);
       // what the cell is, for a screen reader: its place, its number and whose token is on it
-      const what = taken ? t("cell {cell} (number {number}), {name}'s token", {cell: k, number: n, name: seatName(owner)})
-        : t("cell {cell} (number {number}), empty", {cell: k, number: n});
+      const what = taken ? t("cell {cell} (number {number}), {name}'s token", {cell: cellName(k), number: n, name: seatName(owner)})
+        : t("cell {cell} (number {number}), empty", {cell: cellName(k), number: n});
       let action = null, cls = null, label = "";
       if (places.has(k)) { action = places.get(k); cls = "hl-place"; label = t("{cell}: place a token here", {cell: what}); }
       else if (removes.has(k)) { action = removes.get(k); cls = "hl-remove"; label = t("{cell}: remove this token", {cell: what}); }
@@ -131,7 +136,7 @@ export function render(ctx) {
   // side: the die, the trophies left, the players' trophies
   const sx = stacked ? 0 : W + 30;
   const side0 = stacked ? H + 20 : 0;
-  const sideG = svg("g", {class: "side", transform: `translate(0, ${side0})`}, root);
+  const sideG = svg("g", {class: "side", transform: `translate(0, ${side0}) scale(${sideScale})`}, root);
   svg("text", {x: sx, y: 14, "font-size": 14, fill: "#444", text: t("Die")}, sideG);
   const die = drawDie(sideG, sx, 24, 64, pos.roll, {dim: pos.roll === null});
   die.setAttribute("role", "img");
@@ -139,12 +144,13 @@ export function render(ctx) {
   svg("text", {x: sx, y: 118, "font-size": 14, fill: "#444", text: t("Trophies left: {n}", {n: pos.trophies_left})}, sideG);
   const cups = svg("g", {"aria-hidden": "true"}, sideG);
   for (let k = 0; k < pos.trophies_left; k++) trophy(cups, sx + (k % 5) * 30, 126 + Math.floor(k / 5) * 30, 26, "#f2c94c");
-  let y = 200;
+  let y = twoCol ? 4 : 200;
+  const px = twoCol ? sx + 165 : sx;
   for (let i = 0; i < pos.players; i++) {
-    svg("circle", {cx: sx + 8, cy: y + 8, r: 8, fill: colors[i], stroke: "#222", "aria-hidden": "true"}, sideG);
-    const p = {name: (names[i] || "").slice(0, 12), trophies: pos.trophies[i], supply: pos.supply[i]};
-    svg("text", {x: sx + 22, y: y + 13, "font-size": 13, fill: "#222",
-      text: pos.trophies[i] === 1 ? t("{name}: 1 troph. · {supply} left", p) : t("{name}: {trophies} troph. · {supply} left", p)},
+    svg("circle", {cx: px + 8, cy: y + 8, r: 8, fill: colors[i], stroke: "#222", "aria-hidden": "true"}, sideG);
+    const p = {name: shortName(names[i], 12), trophies: pos.trophies[i], supply: pos.supply[i]};
+    svg("text", {x: px + 22, y: y + 13, "font-size": 13, fill: "#222",
+      text: tn("{name}: {n} troph. · {supply} left", "{name}: {n} troph. · {supply} left", pos.trophies[i], p)},
     sideG);
     y += 24;
   }
@@ -161,7 +167,7 @@ export function render(ctx) {
 }
 
 // --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
-// Cells are written as the terminal writes them (games/tohm/board.py, action_to_string): "row,col" from 0.
+// Cells are named as the board labels them (cellName): column letter and row number, "B3".
 
 /** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
 export function describe(a) {
@@ -170,6 +176,15 @@ export function describe(a) {
   if ("remove" in a) return t("removes the token on {cell}", {cell: cellName(a.remove)});
   if ("move" in a) return t("moves the token on {from} to {to}", {from: cellName(a.move[0]), to: cellName(a.move[1])});
   if ("pass" in a) return t("passes");
+  return null;
+}
+
+/** A refused move in the player's words (the table's toast when the server refuses it). */
+export function refusal(a) {
+  if ("place" in a) return t("You cannot place a token on {cell} now.", {cell: cellName(a.place)});
+  if ("remove" in a) return t("You cannot remove the token on {cell} now.", {cell: cellName(a.remove)});
+  if ("move" in a) return t("You cannot move the token on {from} to {to} now.", {from: cellName(a.move[0]), to: cellName(a.move[1])});
+  if ("pass" in a) return t("You cannot pass now.");
   return null;
 }
 

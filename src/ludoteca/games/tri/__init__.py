@@ -67,7 +67,7 @@ from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State, Worlds
 from ludoteca.core.i18n import N_
-from ludoteca.core.options import Option, as_int, one_of
+from ludoteca.core.options import Choice, Option
 from ludoteca.core.shape import Between, read
 
 DIRS = ("N", "E", "S", "W")
@@ -199,14 +199,24 @@ class TriGame(Game):
     catalogue_order = 2
     OPTIONS = (
         Option("size", "board side in squares (each square holds four triangles); 2 to 12",
-               _size_default, as_int(MIN_SIZE, MAX_SIZE)),
+               _size_default, kind="int", low=MIN_SIZE, high=MAX_SIZE, label="board size",
+               help="the side of the board in squares; each square holds four triangles"),
         Option("ties", "who wins a battle whose totals are equal: 'defender' or 'attacker'",
-               "defender", one_of("defender", "attacker")),
+               "defender", kind="choice", label="equal totals in a battle",
+               help="who wins a battle when both totals are equal",
+               choices=(Choice("defender", "the defender wins", "the attacker must roll strictly more"),
+                        Choice("attacker", "the attacker wins", "the attacker needs at least as much"))),
         Option("turn_limit", "the game ends after this many player turns; leaders by units share",
-               1000, as_int(1)),
+               1000, kind="int", low=1, label="turn limit",
+               help="the game stops after this many player turns; the players with the most units share the win"),
         Option("teleport", "what a closed square's teleport does: 'claim' an empty triangle (the square "
                "stays closed) or 'move' one of the square's four units there (the square opens)",
-               "claim", one_of("claim", "move")),
+               "claim", kind="choice", label="teleport of a closed square",
+               help="what the teleport of a closed square does",
+               choices=(Choice("claim", "take an empty triangle",
+                               "you take an empty triangle anywhere; the square stays closed"),
+                        Choice("move", "move one of its units",
+                               "one of the square's four units moves to an empty triangle; the square opens"))),
     )
 
     size: int

@@ -1,6 +1,6 @@
 // TRI: a torus of squares cut into four triangles; owners, closed squares, battles and cards.
-import {andList, drawDie, h, key, pressable, refocus, svg} from "/static/js/common.js";
-import {t} from "/static/js/i18n.js";
+import {andList, drawDie, h, key, pressable, refocus, shortName, svg} from "/static/js/common.js";
+import {t, tn} from "/static/js/i18n.js";
 
 const DIRS = ["N", "E", "S", "W"];
 const KIND_STYLE = {
@@ -11,13 +11,30 @@ const KIND_STYLE = {
 // teleport="move": the unit of the closed square that would leave (after a target is chosen)
 const FROM_STYLE = {stroke: "#1a5fb4", fill: "#1a5fb455", dash: "3 2"};
 
-/** A triangle or a square as the terminal writes it: "row,col,side" / "row,col" (from 0, top left). */
-const triName = (x) => (Array.isArray(x) ? x.join(",") : String(x));
+/** A triangle or a square as the board's key: "row,col,side" / "row,col" (from 0, top left). */
+const triKey = (x) => (Array.isArray(x) ? x.join(",") : String(x));
+
+/** A square as the board labels it: its column's letter and its row's number ("B3": column 2, row 3). */
+export function squareName(x) {
+  const [r, c] = (Array.isArray(x) ? x : String(x).split(",")).map(Number);
+  return `${String.fromCharCode(65 + c)}${r + 1}`;
+}
+
+const SIDE_NAMES = {N: () => t("top triangle of {square}"), E: () => t("right triangle of {square}"),
+  S: () => t("bottom triangle of {square}"), W: () => t("left triangle of {square}")};
+
+/** A triangle in the player's words, by the square the board labels and the side it lies on: "top triangle
+ * of B3" (Italian "triangolo in alto di B3": every text using it starts it with "triangolo"). */
+export function triName(x) {
+  const [r, c, d] = Array.isArray(x) ? x : String(x).split(",");
+  const name = SIDE_NAMES[d];
+  return name ? name().replace("{square}", squareName([r, c])) : squareName([r, c]);
+}
 
 function teleportText(a) {
   const tp = a.teleport;
-  return tp.from ? t("move the unit on {from} here (teleport)", {from: triName([...tp.square, tp.from])})
-    : t("teleport here from square {square}", {square: triName(tp.square)});
+  return tp.from ? t("move the unit on the {from} here (teleport)", {from: triName([...tp.square, tp.from])})
+    : t("teleport here from square {square}", {square: squareName(tp.square)});
 }
 
 const cardList = (cards) => (cards || []).map((c) => `+${c}`).join(" ");
@@ -68,7 +85,7 @@ export function phaseText(pos, ctx) {
 
 export function seatInfo(pos, i) {
   const u = units(pos)[i];
-  const parts = [u === 1 ? t("1 unit") : t("{n} units", {n: u}),
+  const parts = [tn("{n} unit", "{n} units", u),
     pos.hands[i].length ? t("cards {cards}", {cards: cardList(pos.hands[i])}) : t("no cards")];
   if (!pos.alive[i]) parts.push(t("out"));
   return parts.join(" · ");
@@ -96,7 +113,8 @@ export function render(ctx) {
   const n = pos.size;
   const S = Math.min(96, 520 / n);
   const B = n * S;
-  const M = S * 0.45;
+  // the band of wrapped-around neighbours drawn around the torus: narrower on a phone, where width is short
+  const M = S * (typeof window !== "undefined" && window.matchMedia && window.matchMedia("(max-width: 600px), (max-height: 500px)").matches ? 0.32 : 0.45);
   const side = 300;
   const seatName = (i) => names[i] || t("Seat {n}", {n: i + 1});
   // phones (the max-width of style.css's phone block): the battle and the hands go under the board, not beside it
@@ -105,12 +123,11 @@ export function render(ctx) {
   for (const a of legal) if ("card" in a && !cardActs.has(a.card)) cardActs.set(a.card, a);
   const panelH = (pos.battle ? 204 : 0) + 34 + pos.players * 48 + (cardActs.size ? 54 : 0);
   const vbW = stacked ? Math.max(B + 2 * M + 12, side + 12) : B + 2 * M + 12 + side;
-  const vbH = stacked ? B + 2 * M + 40 + panelH : Math.max(B + 2 * M + 40, 470);
+  const panelScale = stacked ? Math.min(1.6, Math.max(1, (vbW - 12) / side)) : 1;
+  const vbH = stacked ? B + 2 * M + 54 + panelH * panelScale : Math.max(B + 2 * M + 40, 470);
   root.setAttribute("viewBox", `${-M - 6} ${-M - 6} ${vbW} ${vbH}`);
-  // phones (style.css): never smaller than this, so a triangle is >= 48 px tall and the panel text readable
-  root.style.setProperty("--board-min-width", `${Math.round(vbW * Math.max(1, 96 / S))}px`);
   root.setAttribute("role", "group");
-  root.setAttribute("aria-label", t("TRI board: {n} by {n} squares whose edges wrap around; triangles written row,col,side",
+  root.setAttribute("aria-label", t("TRI board: {n} by {n} squares whose edges wrap around; squares named by column letter and row number",
     {n}));
 
   // legal actions by triangle
@@ -126,7 +143,7 @@ export function render(ctx) {
   }
   const ownerText = (k) => {
     const o = pos.owner[k];
-    return o === undefined ? t("triangle {tri}, empty", {tri: k}) : t("triangle {tri}, {name}'s unit", {tri: k, name: seatName(o)});
+    return o === undefined ? t("{tri}, empty", {tri: triName(k)}) : t("{tri}, {name}'s unit", {tri: triName(k), name: seatName(o)});
   };
   const kindText = (kind, a) => {
     if (kind === "place") return t("place a unit here");
@@ -181,7 +198,7 @@ export function render(ctx) {
       }
     }
   }
-  // grid lines every square, and the row and column numbers as the terminal writes them
+  // grid lines every square, and the columns' letters and the rows' numbers the texts name squares by (squareName)
   for (let k = 0; k <= n; k++) {
     svg("line", {x1: k * S, y1: 0, x2: k * S, y2: B, stroke: "#5c5342", "stroke-width": 2}, marks);
     svg("line", {x1: 0, y1: k * S, x2: B, y2: k * S, stroke: "#5c5342", "stroke-width": 2}, marks);
@@ -189,8 +206,8 @@ export function render(ctx) {
   for (let k = 0; k < n; k++) {
     const label = {"text-anchor": "middle", "dominant-baseline": "central", "font-size": Math.max(12, S * 0.2),
       "font-weight": "bold", fill: "#3b3426", stroke: "#fff", "stroke-width": 3, "paint-order": "stroke"};
-    svg("text", {...label, x: k * S + S / 2, y: -M / 2, text: k}, marks);
-    svg("text", {...label, x: -M / 2, y: k * S + S / 2, text: k}, marks);
+    svg("text", {...label, x: k * S + S / 2, y: -M / 2, text: String.fromCharCode(65 + k)}, marks);
+    svg("text", {...label, x: -M / 2, y: k * S + S / 2, text: k + 1}, marks);
   }
   // the places the last move is marked (web/static/js/common.js lastMoveCells: a frame inside each
   // data-cell element): a small square at the middle of each triangle
@@ -240,56 +257,61 @@ export function render(ctx) {
       const poly = svg("polygon", {points: triPoints(r, c, a.teleport.from, S), fill: FROM_STYLE.fill,
         stroke: FROM_STYLE.stroke, "stroke-width": 4, "stroke-dasharray": FROM_STYLE.dash,
         class: "clickable teleport-source", "data-tri": k}, fl);
-      pressable(poly, t("the unit on {from} leaves its square for {to}", {from: k, to: ui.choice}), `from:${k}`, ui,
+      pressable(poly, t("the unit on the {from} leaves its square for the {to}", {from: triName(k), to: triName(ui.choice)}), `from:${k}`, ui,
         () => ctx.act(a));
     }
   }
-  svg("text", {x: -M, y: B + M + 22, "font-size": 13, fill: "#6b6b6b",
-    text: t("round {round} · the edges wrap around (torus) · ★ closed square, teleport unused", {round: pos.round})}, root);
+  const legend = t("round {round} · the edges wrap around (torus) · ★ closed square, teleport unused", {round: pos.round});
+  // (on a phone in two lines: the round and the torus, then the star)
+  const legendLines = stacked ? [legend.split(" · ").slice(0, 2).join(" · "), legend.split(" · ").slice(2).join(" · ")] : [legend];
+  legendLines.filter(Boolean).forEach((line, k) => svg("text", {x: -M, y: B + M + 22 + k * 17, "font-size": 13,
+    fill: "#6b6b6b", text: line}, root));
 
-  // side panel: battle and hands
+  // side panel: battle and hands (on a phone under the board, as wide as the board: drawn larger by panelScale)
   const sx = stacked ? -M + 8 : B + M + 24;
-  let y = stacked ? B + M + 44 : -M + 8;
+  let y = stacked ? B + M + 58 : -M + 8;
+  const panel = stacked ? svg("g", {class: "tri-panel",
+    transform: `translate(${sx - 8},${y - 4}) scale(${panelScale}) translate(${8 - sx},${4 - y})`}, root) : root;
   if (b) {
-    svg("rect", {x: sx - 8, y: y - 4, width: side - 10, height: 196, rx: 10, fill: "#fff6d6", stroke: "#d4b03a"}, root);
+    svg("rect", {x: sx - 8, y: y - 4, width: side - 10, height: 196, rx: 10, fill: "#fff6d6", stroke: "#d4b03a"}, panel);
     svg("text", {x: sx, y: y + 16, "font-size": 15, "font-weight": "bold", fill: "#222",
-      text: t("Battle at {target}", {target: b.target})}, root);
+      text: t("Battle at {target}", {target: squareName(b.target)})}, panel);
     const hidden = new Set(b.hidden || []);
     const rows = [
       ["attacker", b.attacker, b.attacker_roll, b.attacker_card,
-        t("{name} (attacker) · {dice}", {name: seatName(b.attacker).slice(0, 14),
-          dice: b.dice === 1 ? t("1 die") : t("{n} dice, the best counts", {n: b.dice})})],
+        t("{name} (attacker) · {dice}", {name: shortName(seatName(b.attacker), 14),
+          dice: tn("{n} die", "{n} dice, the best counts", b.dice)})],
       ["defender", b.defender, b.defender_roll, b.defender_card,
-        t("{name} (defender) · {dice}", {name: seatName(b.defender).slice(0, 14), dice: t("1 die")})]];
+        t("{name} (defender) · {dice}", {name: shortName(seatName(b.defender), 14), dice: tn("{n} die", "{n} dice, the best counts", 1)})]];
     const order = ["attacker_roll", "defender_roll", "attacker_card", "defender_card", "void"];
     const stepIdx = order.indexOf(b.step);
     rows.forEach(([role, seat, roll, cardValue, title], k) => {
       const ry = y + 34 + k * 80;
-      svg("circle", {cx: sx + 8, cy: ry + 8, r: 8, fill: colors[seat]}, root);
-      svg("text", {x: sx + 22, y: ry + 13, "font-size": 13, fill: "#222", text: title}, root);
+      svg("circle", {cx: sx + 8, cy: ry + 8, r: 8, fill: colors[seat]}, panel);
+      svg("text", {x: sx + 22, y: ry + 13, "font-size": 13, fill: "#222", text: title}, panel);
       const rolled = stepIdx > order.indexOf(`${role}_roll`);
       const rollShown = roll !== null && roll !== undefined ? roll : rolled || hidden.has(`${role}_roll`) ? "?" : null;
-      const die = drawDie(root, sx, ry + 22, 44, rollShown, {dim: rollShown === null});
+      const die = drawDie(panel, sx, ry + 22, 44, rollShown, {dim: rollShown === null});
       die.setAttribute("role", "img");
       die.setAttribute("aria-label", rollShown === null ? t("{name}'s die, not rolled yet", {name: seatName(seat)})
         : rollShown === "?" ? t("{name}'s die, rolled in secret", {name: seatName(seat)})
           : t("{name}'s die shows {n}", {name: seatName(seat), n: rollShown}));
       const chosen = stepIdx > order.indexOf(`${role}_card`);
-      if (cardValue !== null && cardValue !== undefined) card(root, sx + 70, ry + 20, cardValue);
-      else if (chosen) card(root, sx + 70, ry + 20, null);
-      else svg("rect", {x: sx + 70, y: ry + 20, width: 34, height: 48, rx: 5, fill: "none", stroke: "#aaa", "stroke-dasharray": "4 3"}, root);
+      if (cardValue !== null && cardValue !== undefined) card(panel, sx + 70, ry + 20, cardValue);
+      else if (chosen) card(panel, sx + 70, ry + 20, null);
+      else svg("rect", {x: sx + 70, y: ry + 20, width: 34, height: 48, rx: 5, fill: "none", stroke: "#aaa", "stroke-dasharray": "4 3"}, panel);
       if (roll !== null && roll !== undefined && cardValue !== null && cardValue !== undefined) {
-        svg("text", {x: sx + 120, y: ry + 50, "font-size": 18, "font-weight": "bold", fill: "#222", text: `= ${roll + cardValue}`}, root);
+        svg("text", {x: sx + 120, y: ry + 50, "font-size": 18, "font-weight": "bold", fill: "#222", text: `= ${roll + cardValue}`}, panel);
       }
     });
     y += 204;
   }
-  svg("text", {x: sx, y: y + 14, "font-size": 14, "font-weight": "bold", fill: "#444", text: t("Cards in hand")}, root);
+  svg("text", {x: sx, y: y + 14, "font-size": 14, "font-weight": "bold", fill: "#444", text: t("Cards in hand")}, panel);
   y += 24;
   for (let i = 0; i < pos.players; i++) {
-    svg("circle", {cx: sx + 8, cy: y + 10, r: 7, fill: colors[i], opacity: pos.alive[i] ? 1 : 0.3}, root);
+    svg("circle", {cx: sx + 8, cy: y + 10, r: 7, fill: colors[i], opacity: pos.alive[i] ? 1 : 0.3}, panel);
     svg("text", {x: sx + 20, y: y + 15, "font-size": 12, fill: pos.alive[i] ? "#222" : "#999",
-      text: pos.alive[i] ? (names[i] || "").slice(0, 12) : t("{name} (out)", {name: (names[i] || "").slice(0, 12)})}, root);
+      text: pos.alive[i] ? shortName(names[i], 12) : t("{name} (out)", {name: shortName(names[i], 12)})}, panel);
     const mine = ctx.you === i && cardActs.size > 0;
     if (mine) {
       // your secret card to choose: one large card per value (a tap target), with how many you hold
@@ -299,28 +321,28 @@ export function render(ctx) {
       if (!values.length && cardActs.has(0)) values.push(0); // an empty hand plays {"card": 0} (RULES.md)
       values.forEach((v, k) => {
         const x = sx + 10 + k * 62;
-        card(root, x, y + 22, v, {w: 46, h: 56, legal: cardActs.has(v), ui, onclick: () => ctx.act(cardActs.get(v))});
+        card(panel, x, y + 22, v, {w: 46, h: 56, legal: cardActs.has(v), ui, onclick: () => ctx.act(cardActs.get(v))});
         if ((counts.get(v) || 0) > 1) {
           svg("text", {x: x + 23, y: y + 92, "text-anchor": "middle", "font-size": 13, fill: "#444",
-            text: `×${counts.get(v)}`}, root);
+            text: `×${counts.get(v)}`}, panel);
         }
       });
       if (!pos.hands[i].length) {
-        svg("text", {x: sx + 70, y: y + 54, "font-size": 12, fill: "#6b6b6b", text: t("empty hand: +0")}, root);
+        svg("text", {x: sx + 70, y: y + 54, "font-size": 12, fill: "#6b6b6b", text: t("empty hand: +0")}, panel);
       }
       y += 100;
       continue;
     }
     const step = Math.min(25, (side - 120) / Math.max(1, pos.hands[i].length));
     pos.hands[i].forEach((v, k) => {
-      card(root, sx + 105 + k * step, y - 2, v, {w: Math.min(22, step - 2), h: 30});
+      card(panel, sx + 105 + k * step, y - 2, v, {w: Math.min(22, step - 2), h: 30});
     });
     y += 38;
   }
   if (ctx.controls) {
     if (cardActs.size) ctx.controls.append(h("span", {class: "muted"}, t("Pick your secret card: click it in your hand.")));
     if (ui.choice && byTri.has(ui.choice)) {
-      ctx.controls.append(h("span", {}, t("Triangle {tri}:", {tri: ui.choice})));
+      ctx.controls.append(h("span", {}, t("{tri}:", {tri: triName(ui.choice)})));
       if (fromOpts.length) {
         ctx.controls.append(h("span", {class: "muted"},
           t("click the unit that leaves its closed square (blue), or a button:")));
@@ -337,25 +359,37 @@ export function render(ctx) {
 }
 
 // --- texts of actions and events (the web log; texts are made here, at the edge) ---------------
-// Triangles as the terminal writes them (games/tri/board.py, action_to_string): "row,col,side" from 0.
+// Triangles as the board shows them (triName): the side of a square labelled by its column letter and row number.
 
 /** A readable phrase for an action or chance outcome (canonical JSON); who(seat) names a seat. */
 export function describe(a, who) {
-  if ("place" in a) return t("places a unit on {tri}", {tri: triName(a.place)});
-  if ("expand" in a) return t("expands to {tri}", {tri: triName(a.expand)});
-  if ("attack" in a) return t("attacks {tri}", {tri: triName(a.attack)});
+  if ("place" in a) return t("places a unit on the {tri}", {tri: triName(a.place)});
+  if ("expand" in a) return t("expands to the {tri}", {tri: triName(a.expand)});
+  if ("attack" in a) return t("attacks the {tri}", {tri: triName(a.attack)});
   if ("teleport" in a && a.teleport.from) {
-    return t("teleports the unit on {from} to {to}", {from: triName([...a.teleport.square, a.teleport.from]),
+    return t("teleports the unit on the {from} to the {to}", {from: triName([...a.teleport.square, a.teleport.from]),
       to: triName(a.teleport.to)});
   }
-  if ("teleport" in a) return t("teleports from square {square} to {to}", {square: triName(a.teleport.square),
+  if ("teleport" in a) return t("teleports from square {square} to the {to}", {square: squareName(a.teleport.square),
     to: triName(a.teleport.to)});
   if ("card" in a) return t("plays card +{value}", {value: a.card});
-  if ("void" in a) return t("chooses the attacking unit to empty: {tri}", {tri: triName(a.void)});
+  if ("void" in a) return t("empties the attacking unit on the {tri}", {tri: triName(a.void)});
   if ("roll" in a) return t("rolls {n}", {n: a.roll});
   if ("income" in a) return t("income die: {n}", {n: a.income});
   if ("out" in a) return t("the draw puts {name} out", {name: who(a.out)});
   if ("pass" in a) return t("passes");
+  return null;
+}
+
+/** A refused move in the player's words (the table's toast when the server refuses it). */
+export function refusal(a) {
+  if ("place" in a) return t("You cannot place a unit on the {tri} now.", {tri: triName(a.place)});
+  if ("expand" in a) return t("You cannot expand to the {tri} now.", {tri: triName(a.expand)});
+  if ("attack" in a) return t("You cannot attack the {tri} now.", {tri: triName(a.attack)});
+  if ("teleport" in a) return t("You cannot teleport to the {tri} now.", {tri: triName(a.teleport.to)});
+  if ("card" in a) return t("You cannot play the card +{value} now.", {value: a.card});
+  if ("void" in a) return t("You cannot empty the unit on the {tri} now.", {tri: triName(a.void)});
+  if ("pass" in a) return t("You cannot pass now.");
   return null;
 }
 
@@ -381,10 +415,10 @@ export const EVENTS = {
   place: () => null, // the move itself says it
   expand: () => null,
   teleport: () => null,
-  attack: (e, who) => (e.dice === 1 ? t("against {name}, rolling 1 die", {name: who(e.defender)})
-    : t("against {name}, rolling {n} dice (the best counts)", {name: who(e.defender), n: e.dice})),
+  attack: (e, who) => tn("against {name}, rolling {n} die", "against {name}, rolling {n} dice (the best counts)", e.dice,
+    {name: who(e.defender)}),
   battle: (e, who) => {
-    const p = {target: triName(e.target), attacker: who(e.attacker), defender: who(e.defender),
+    const p = {target: squareName(e.target), attacker: who(e.attacker), defender: who(e.defender),
       a: battleSide(e.attacker_total, e.attacker_roll, e.attacker_card),
       d: battleSide(e.defender_total, e.defender_roll, e.defender_card)};
     if (e.tie && e.attacker_won) return t("battle at {target}: {attacker} {a} against {defender} {d} — a tie, which goes to the attacker: {attacker} wins", p);
@@ -392,9 +426,9 @@ export const EVENTS = {
     if (e.attacker_won) return t("battle at {target}: {attacker} {a} against {defender} {d} — {attacker} wins", p);
     return t("battle at {target}: {attacker} {a} against {defender} {d} — {defender} holds and wins", p);
   },
-  taken: (e, who) => t("{name} takes {tri} from {owner}", {name: who(e.seat), tri: triName(e.triangle), owner: who(e.from)}),
-  void: (e, who) => t("{name} empties {owner}'s attacking unit on {tri}",
-    {name: who(e.seat), owner: who(e.owner), tri: triName(e.triangle)}),
+  taken: (e, who) => t("{name} takes the {tri} from {owner}", {name: who(e.seat), tri: triName(e.triangle), owner: who(e.from)}),
+  void: (e, who) => t("{owner}'s unit leaves the {tri}, which is empty again", // the move says who chose it
+    {owner: who(e.owner), tri: triName(e.triangle)}),
   eliminated: (e, who) => {
     const p = {name: who(e.seat), n: e.units};
     if (e.why === "no_unit") return t("{name} is out: no unit left", p);
@@ -405,11 +439,13 @@ export const EVENTS = {
     return t("{name} is out: the board is full and they have the fewest units; {n} units leave the board", p);
   },
   income: (e, who) => (e.secret ? t("income cards are drawn in secret")
-    : t("new cards: the income die shows {face}, and {names} each gain {cards}",
+    : tn("new cards: the income die shows {face}, and {names} gains {cards}",
+      "new cards: the income die shows {face}, and {names} each gain {cards}", (e.seats || []).length,
       {face: e.face, names: andList((e.seats || []).map(who)), cards: cardList(e.cards)})),
-  elimination_income: (e, who) => t("new cards for the elimination: {names} each gain {cards}",
+  elimination_income: (e, who) => tn("new cards for the elimination: {names} gains {cards}",
+    "new cards for the elimination: {names} each gain {cards}", (e.seats || []).length,
     {names: andList((e.seats || []).map(who)), cards: cardList(e.cards)}),
-  square_closed: (e, who) => t("{name} closes square {square}", {name: who(e.seat), square: triName(e.square)}),
+  square_closed: (e, who) => t("{name} closes square {square}", {name: who(e.seat), square: squareName(e.square)}),
   tiebreak: (e, who) => t("tie-break among {names}: a draw decides who is out", {names: andList(e.seats.map(who))}),
 };
 
@@ -421,11 +457,11 @@ export const ANNOUNCE = {battle: true, void: true, eliminated: true, income: tru
 export function lastMoveCells(events) {
   const out = [];
   for (const e of events) {
-    if (e.kind === "place" || e.kind === "expand" || e.kind === "taken" || e.kind === "void") out.push(triName(e.triangle));
-    else if (e.kind === "attack") out.push(triName(e.target));
+    if (e.kind === "place" || e.kind === "expand" || e.kind === "taken" || e.kind === "void") out.push(triKey(e.triangle));
+    else if (e.kind === "attack") out.push(triKey(e.target));
     else if (e.kind === "teleport") {
-      if (e.from) out.push(triName(e.from));
-      out.push(triName(e.to));
+      if (e.from) out.push(triKey(e.from));
+      out.push(triKey(e.to));
     }
   }
   return [...new Set(out)];

@@ -4,7 +4,7 @@
 //
 // ctx is what table.js context() builds: {svg, controls, pos, legal, you, seats, names, colors, ui, act,
 // toMove, redraw, replay, status}.
-import {lastMoveCells, svg} from "./common.js";
+import {h, lastMoveCells, svg} from "./common.js";
 import {t} from "./i18n.js";
 
 /** Frames the cells ("r,c" keys, the client's data-cell) of the last move on a drawn board. */
@@ -54,4 +54,63 @@ export function drawBoard(renderer, ctx, entries = []) {
     console.error(e);
     svg("text", {x: 20, y: 40, fill: "#c0392b", text: t("Drawing error: {message}", {message: e.message})}, board);
   }
+}
+
+// --- zoom (issue 22): the board fits the width it has; a player zooms in for detail, with the buttons or
+// two fingers on the board, and the board's frame then scrolls (style.css: #board-wrap.zoomed, --zoom) -------
+const ZOOMS = [1, 1.5, 2, 3];
+const MAX_ZOOM = 4;
+
+/** Sets the zoom of the board in ``wrap`` (1: the whole board fits), keeping the point at the middle of the
+ * frame (or the point ``at``, {x, y} in the frame's pixels) where it was. */
+export function setZoom(wrap, zoom, at = null) {
+  const old = Number(wrap.dataset.zoom) || 1;
+  const z = Math.max(1, Math.min(MAX_ZOOM, zoom));
+  if (Math.abs(z - old) < 0.01) return;
+  const px = at ? at.x : wrap.clientWidth / 2, py = at ? at.y : wrap.clientHeight / 2;
+  const fx = (wrap.scrollLeft + px) / Math.max(1, wrap.scrollWidth), fy = (wrap.scrollTop + py) / Math.max(1, wrap.scrollHeight);
+  wrap.dataset.zoom = String(z);
+  wrap.style.setProperty("--zoom", String(z));
+  wrap.classList.toggle("zoomed", z > 1);
+  wrap.scrollLeft = fx * wrap.scrollWidth - px;
+  wrap.scrollTop = fy * wrap.scrollHeight - py;
+  wrap.dispatchEvent(new CustomEvent("zoom", {detail: z}));
+}
+
+/** The zoom buttons of the board in ``wrap`` (a row of two 44-px buttons), and zooming by pinching it. */
+export function zoomTools(wrap) {
+  const step = (dir) => () => {
+    const z = Number(wrap.dataset.zoom) || 1;
+    const next = dir > 0 ? ZOOMS.find((x) => x > z + 0.01) || MAX_ZOOM : [...ZOOMS].reverse().find((x) => x < z - 0.01) || 1;
+    setZoom(wrap, next);
+  };
+  const out = h("button", {type: "button", id: "zoom-out", class: "zoom-out", "aria-label": t("Zoom out"),
+    title: t("Zoom out"), onclick: step(-1)}, "−");
+  const inn = h("button", {type: "button", id: "zoom-in", class: "zoom-in", "aria-label": t("Zoom in"),
+    title: t("Zoom in"), onclick: step(1)}, "+");
+  const update = () => {
+    const z = Number(wrap.dataset.zoom) || 1;
+    out.disabled = z <= 1;
+    inn.disabled = z >= MAX_ZOOM;
+  };
+  wrap.addEventListener("zoom", update);
+  update();
+  // two fingers on the board: pinch to zoom (one finger still taps and, when zoomed, scrolls the frame)
+  let pinch = null;
+  const spread = (ts) => Math.hypot(ts[0].clientX - ts[1].clientX, ts[0].clientY - ts[1].clientY);
+  wrap.addEventListener("touchstart", (ev) => {
+    if (ev.touches.length === 2) pinch = {d: spread(ev.touches), z: Number(wrap.dataset.zoom) || 1};
+  }, {passive: true});
+  wrap.addEventListener("touchmove", (ev) => {
+    if (!pinch || ev.touches.length !== 2) return;
+    ev.preventDefault();
+    const r = wrap.getBoundingClientRect();
+    const at = {x: (ev.touches[0].clientX + ev.touches[1].clientX) / 2 - r.left,
+      y: (ev.touches[0].clientY + ev.touches[1].clientY) / 2 - r.top};
+    setZoom(wrap, pinch.z * spread(ev.touches) / Math.max(1, pinch.d), at);
+  }, {passive: false});
+  const end = (ev) => { if (ev.touches.length < 2) pinch = null; };
+  wrap.addEventListener("touchend", end);
+  wrap.addEventListener("touchcancel", end);
+  return h("div", {class: "zoom-tools", role: "group", "aria-label": t("Board size")}, out, inn);
 }

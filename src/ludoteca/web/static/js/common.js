@@ -96,9 +96,23 @@ export function accountNav() {
   return nav;
 }
 
-if (typeof document !== "undefined") { // every page with the common header gets the account link
+/** The header's menu button: on small screens (style.css) the header shows the site's name, the page's title
+ * and this button; the rest (links, invitation, toggles, account, language) folds into the menu it opens. */
+export function headerMenu(header) {
+  const button = h("button", {type: "button", class: "menu-toggle", id: "menu-toggle", "aria-expanded": "false",
+    "aria-label": t("Menu"), title: t("Menu")}, "☰");
+  button.addEventListener("click", () => {
+    const open = header.classList.toggle("open");
+    button.setAttribute("aria-expanded", String(open));
+    button.textContent = open ? "✕" : "☰";
+  });
+  return button;
+}
+
+if (typeof document !== "undefined") { // every page with the common header gets the account link and the menu
   const header = document.querySelector("header.top");
   if (header && !document.getElementById("account-nav")) header.append(accountNav());
+  if (header && !document.getElementById("menu-toggle")) header.append(headerMenu(header));
 }
 
 export function getName() {
@@ -258,6 +272,7 @@ export function reasonText(result, seats) {
   const name = seatName(seats, result.seat);
   if (result.reason === "resigned") return t("{name} resigned.", {name});
   if (result.reason === "abandoned") return t("{name} left the table: it ended without a winner.", {name});
+  if (result.reason === "closed") return t("A moderator closed the table.");
   return "";
 }
 
@@ -330,6 +345,13 @@ export function lastMoveCells(client, entries) {
 }
 
 // --- helpers of the games' boards (games/<name>/client.js) ---------------------------------------
+/** A name cut to at most ``n`` characters for a board's narrow label, with "…" when cut (the seats list
+ * beside the board shows it whole). */
+export function shortName(name, n) {
+  const s = String(name || "");
+  return s.length > n ? `${s.slice(0, n - 1).trimEnd()}…` : s;
+}
+
 /** Names joined as a list in the page's language: "A", "A and B", "A, B and C". */
 export function andList(names) {
   if (names.length <= 1) return names.join("");

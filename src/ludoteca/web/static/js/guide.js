@@ -1,9 +1,11 @@
 // The guided first game of a game ("Learn to play", /learn/<game>; web/guide.py): one rule at a time on the
 // real board. Each step shows a position drawn by the game's own client (as the table draws it), asks for
 // a move (only that one is highlighted), lets the server play it with the real engine, and explains what
-// happened with the engine's events (the table's announcements and log texts). The last step creates a
-// real table against the easiest AI. The server keeps nothing: each request names the step.
-import {COLORS, announcements, api, describe, getName, h, loadClient, logLines, sameAction, setName, setSeat}
+// happened with the engine's events (the table's announcements and log texts). A step may also show other
+// legal moves first ("offered": e.g. the way a tile first fits, when the lesson asks to turn it), and a
+// game with a clock shows the hourglass running while the learner thinks. The last step creates a real
+// table against the easiest AI level. The server keeps nothing: each request names the step.
+import {COLORS, announcements, api, describe, getName, h, loadClient, logLines, sameAction, setName, setSeat, svg}
   from "./common.js";
 import {drawBoard} from "./board.js";
 import {LANG, languageSwitch, t} from "./i18n.js";
@@ -11,7 +13,7 @@ import {LANG, languageSwitch, t} from "./i18n.js";
 const $ = (id) => document.getElementById(id);
 const game = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const G = {
-  info: null, renderer: null, n: 1, step: null, done: null, ui: {}, sent: false, names: [], busy: false,
+  info: null, renderer: null, n: 1, step: null, done: null, ui: {}, sent: false, names: [], busy: false, clockAt: 0,
 };
 window.ludotecaGuide = G; // for tests and curious people
 
@@ -70,13 +72,51 @@ function renderBoard() {
   if (G.done) {
     drawBoard(G.renderer, context(G.done.position, [], G.done.to_move), [...s.log, ...G.done.log]);
   } else {
-    drawBoard(G.renderer, context(s.position, G.sent ? [] : s.moves, s.to_move), s.log);
+    const shown = [...(s.offered || []), ...s.moves]; // the offered ones first: the asked move is a choice
+    drawBoard(G.renderer, context(s.position, G.sent ? [] : shown, s.to_move), s.log);
   }
+}
+
+/** The hourglass of the step: it runs while the learner thinks (nothing happens when it runs out). */
+function tickClock() {
+  const box = $("guide-clock");
+  const clock = G.step && !G.done ? G.step.clock : null;
+  box.hidden = !clock;
+  if (!clock) return;
+  const remaining = Math.max(0, clock.remaining - (performance.now() - G.clockAt) / 1000);
+  const frac = clock.full > 0 ? Math.min(1, remaining / clock.full) : 0;
+  box.classList.toggle("low", remaining < 10);
+  const icon = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  icon.setAttribute("viewBox", "0 0 40 60");
+  icon.setAttribute("width", "24");
+  icon.setAttribute("height", "36");
+  icon.setAttribute("aria-hidden", "true");
+  svg("path", {d: "M5 3 H35 M5 57 H35 M8 3 C8 22 32 22 32 30 C32 38 8 38 8 57 M32 3 C32 22 8 22 8 30 C8 38 32 38 32 57",
+    fill: "none", stroke: "#6b4f2a", "stroke-width": 3}, icon);
+  const top = 26 * frac, bottom = 26 * (1 - frac);
+  svg("polygon", {points: `${20 - top * 0.45},${28 - top} ${20 + top * 0.45},${28 - top} 20,28`, fill: "#e0b85a"}, icon);
+  svg("polygon", {points: `${20 - bottom * 0.45 - 2},56 ${20 + bottom * 0.45 + 2},56 20,${56 - bottom}`, fill: "#e0b85a"}, icon);
+  const mine = clock.seat === G.info.learner;
+  const parts = [icon, h("span", {class: "guide-clock-who"}, mine ? t("Your hourglass") : t("Hourglass")),
+    h("span", {id: "guide-clock-seconds"}, t("{seconds} s", {seconds: remaining.toFixed(1)}))];
+  if (remaining <= 0) parts.push(h("span", {class: "guide-clock-note"}, t("Time is up: in a real game the turn would end now. Here, take your time.")));
+  box.replaceChildren(...parts);
+}
+
+/** The end of the game, said in words beside the board (never hidden by an announcement). */
+function resultText(done) {
+  if (!done.over) return "";
+  const winners = done.winners || [];
+  if (winners.length === 1 && winners[0] === G.info.learner) return t("Game over: you win!");
+  if (winners.includes(G.info.learner)) return t("Game over: you share the win.");
+  if (winners.length === 1) return t("Game over: {name} wins.", {name: G.names[winners[0]]});
+  return t("Game over: nobody wins.");
 }
 
 function renderOther() {
   const s = G.step;
-  const others = G.done ? [] : s.legal.filter((a) => !s.moves.some((m) => sameAction(a, m)));
+  const others = G.done ? [] : s.legal.filter((a) => !s.moves.some((m) => sameAction(a, m))
+    && !(s.offered || []).some((m) => sameAction(a, m)));
   $("other").hidden = others.length === 0;
   $("other-summary").textContent = t("Other legal moves ({n})", {n: others.length});
   $("other-moves").replaceChildren(...others.slice(0, 60).map((a) =>
@@ -98,6 +138,10 @@ function render() {
   renderOther();
   const box = $("after-box");
   box.hidden = !G.done;
+  const result = G.done ? resultText(G.done) : "";
+  $("result").hidden = !result;
+  $("result").textContent = result;
+  tickClock();
   if (G.done) {
     $("log").replaceChildren(...lines(G.done.log));
     $("after").textContent = G.done.after;
@@ -113,6 +157,7 @@ async function showStep(n) {
   hideAnnouncement();
   history.replaceState(null, "", `#${G.n}`);
   G.step = await api(withLang(`${base}/${G.n}`));
+  G.clockAt = performance.now();
   G.done = null;
   G.ui = {};
   G.sent = false;
@@ -147,7 +192,8 @@ async function act(action) {
   G.ui = {};
   feedback("");
   render();
-  announce(announcements(G.renderer, res.log.flatMap((e) => e.events || []), G.names));
+  // the end of a game is said beside the board (#result), not over it
+  if (!res.over) announce(announcements(G.renderer, res.log.flatMap((e) => e.events || []), G.names));
   $("after-box").scrollIntoView({block: "nearest", behavior: "smooth"});
 }
 
@@ -213,4 +259,5 @@ async function init() {
   else await showStep(/^\d{1,2}$/.test(wanted) ? Number(wanted) : 1);
 }
 
+setInterval(tickClock, 200);
 init();

@@ -5,7 +5,10 @@
 // extractor finds it (scripts/i18n.py); the Italian lives in the
 // .po catalogs (the shell's locale/it/LC_MESSAGES/web.po and each game's own), which the server merges
 // and serves as JSON at /i18n/<lang>.json. This module loads that catalog before any other module of
-// the page runs (top-level await), so t() is synchronous everywhere.
+// the page runs (top-level await), so t() is synchronous everywhere. A text whose words depend on a count
+// goes through tn(singular, plural, n): the catalog's msgid_plural entry gives every form, and the
+// language's plural rule (the .po's Plural-Forms, which Babel writes from CLDR) picks one — never
+// `n === 1 ? a : b`.
 //
 // The language: ?lang= in the address (then remembered), else the cookie the switch sets (ludoteca_lang,
 // shared with the rules pages and sent with every request, so the server answers in it too), else the
@@ -59,26 +62,88 @@ async function loadCatalog(lang) {
   try {
     const res = await fetch(`/i18n/${lang}.json`);
     if (!res.ok) return {};
-    const data = await res.json();
-    return (data && data.messages) || {};
+    return (await res.json()) || {};
   } catch {
     return {};
   }
 }
 
-const MESSAGES = await loadCatalog(LANG);
+const OPS = {
+  "*": (a, b) => a * b, "/": (a, b) => Math.trunc(a / b), "%": (a, b) => a % b, "+": (a, b) => a + b,
+  "-": (a, b) => a - b, "<": (a, b) => +(a < b), ">": (a, b) => +(a > b), "<=": (a, b) => +(a <= b),
+  ">=": (a, b) => +(a >= b), "==": (a, b) => +(a === b), "!=": (a, b) => +(a !== b),
+  "&&": (a, b) => +(a && b), "||": (a, b) => +(a || b),
+};
+const PRECEDENCE = {"*": 6, "/": 6, "%": 6, "+": 5, "-": 5, "<": 4, ">": 4, "<=": 4, ">=": 4, "==": 3, "!=": 3,
+  "&&": 2, "||": 1};
+
+/** A catalog's plural rule (the gettext expression of its Plural-Forms header, which Babel writes from the
+ * CLDR rules, e.g. "(n != 1)") as a function count -> index of the form; read without eval (the pages'
+ * Content-Security-Policy forbids it). A rule that does not read gives English's. */
+export function pluralRule(expr) {
+  const tokens = String(expr).match(/\d+|n|&&|\|\||[=!<>]=|[<>?:()%!*/+-]/g) || [];
+  let i = 0;
+  const fail = () => { throw new Error(`plural rule: ${expr}`); };
+  const primary = () => {
+    const tk = tokens[i++];
+    if (tk === "(") { const v = ternary(); if (tokens[i++] !== ")") fail(); return v; }
+    if (tk === "!") { const v = primary(); return (n) => +!v(n); }
+    if (tk === "n") return (n) => n;
+    if (/^\d+$/.test(tk || "")) { const k = Number(tk); return () => k; }
+    return fail();
+  };
+  const binary = (min) => {
+    let left = primary();
+    while (Object.hasOwn(PRECEDENCE, tokens[i] || "") && PRECEDENCE[tokens[i]] >= min) {
+      const op = tokens[i++];
+      const l = left, r = binary(PRECEDENCE[op] + 1);
+      left = (n) => OPS[op](l(n), r(n));
+    }
+    return left;
+  };
+  const ternary = () => {
+    const cond = binary(1);
+    if (tokens[i] !== "?") return cond;
+    i++;
+    const a = ternary();
+    if (tokens[i++] !== ":") fail();
+    const b = ternary();
+    return (n) => (cond(n) ? a(n) : b(n));
+  };
+  try {
+    const rule = ternary();
+    if (i !== tokens.length) fail();
+    return (n) => Number(rule(Math.abs(Math.trunc(Number(n)))));
+  } catch {
+    return (n) => +(n !== 1);
+  }
+}
+
+const CATALOG = await loadCatalog(LANG);
+const MESSAGES = CATALOG.messages || {};
+const PLURALS = CATALOG.plurals || {};
+const PLURAL = pluralRule(CATALOG.plural || "(n != 1)");
 if (IN_PAGE) document.documentElement.lang = LANG;
 
 /** The text in the page's language: msgid is the English text; {name} placeholders take params. */
 export function t(msgid, params = null) {
   const text = Object.hasOwn(MESSAGES, msgid) && MESSAGES[msgid] ? MESSAGES[msgid] : msgid;
-  if (!params) return text;
+  return params ? fill(text, params) : text;
+}
+
+function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (all, name) => (Object.hasOwn(params, name) ? String(params[name]) : all));
 }
 
-/** Like t, choosing the singular or plural text by n (n is also a placeholder: {n}). */
+/** The form of a text that suits the count n, like gettext's ngettext: the catalog's forms of the message
+ * (its msgid_plural entry) chosen by the language's plural rule; English (or a message the catalog lacks):
+ * singular when the rule says form 0, else plural. n is also a placeholder: {n}. */
 export function tn(singular, plural, n, params = {}) {
-  return t(n === 1 ? singular : plural, {...params, n});
+  const index = PLURAL(n);
+  const forms = Object.hasOwn(PLURALS, singular) ? PLURALS[singular] : null;
+  const text = forms && forms[Math.min(index, forms.length - 1)] ? forms[Math.min(index, forms.length - 1)]
+    : index === 0 ? singular : plural;
+  return fill(text, {...params, n});
 }
 
 /** Remember a language (a cookie for a year, shared with the rules pages) and reload in it. */

@@ -37,26 +37,135 @@ function renderPlayers() {
   renderSeats();
 }
 
+// --- the game's options: one control per declared kind (core/options.py), never JSON text ------------------
+/** Each option's control: {opt, initial, read() -> value | undefined (undefined: keep the server's default)}. */
+let controls = [];
+
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** The option's starting value at this player count: the game's defaults (/api/games "defaults"), else its own. */
+function startValue(g, opt, n) {
+  const defaults = (g.defaults && g.defaults[n]) || {};
+  if (opt.name in defaults) return defaults[opt.name];
+  return opt.depends_on_players ? undefined : opt.default;
+}
+
+/** A checkbox drawn as a switch (style.css: .opt-switch), with its own words beside it. */
+function toggle(id, checked, words) {
+  const input = h("input", {type: "checkbox", role: "switch", id, class: "opt-switch", checked: checked ? true : null});
+  return {input, node: h("label", {class: "switch-row", for: id}, input, h("span", {class: "switch-words"}, words))};
+}
+
+function numberInput(id, opt, value, placeholder) {
+  return h("input", {type: "number", id, inputmode: "numeric", step: 1, min: opt.low ?? null, max: opt.high ?? null,
+    value: value === undefined || value === null ? null : String(value), placeholder: placeholder || null,
+    class: "opt-number"});
+}
+
+/** A number field's value: a number, or undefined when it is empty. */
+function numberOf(input) {
+  const text = input.value.trim();
+  return text === "" ? undefined : Number(text);
+}
+
+function choiceControl(opt, id, value) {
+  const start = Math.max(0, opt.choices.findIndex((c) => c.value === value));
+  const select = h("select", {id, class: "opt-choice"},
+    ...opt.choices.map((c, i) => h("option", {value: String(i), selected: i === start ? true : null}, capital(c.label))));
+  const note = h("div", {class: "opt-doc choice-help"});
+  const explain = () => { note.textContent = opt.choices[Number(select.value)].help || ""; };
+  select.addEventListener("change", explain);
+  explain();
+  return {row: [h("div", {class: "form-row"}, h("label", {for: id}, capital(opt.label)), select), note],
+    read: () => (Number(select.value) === start ? undefined : opt.choices[Number(select.value)].value)};
+}
+
+function boolControl(opt, id, value) {
+  const sw = toggle(id, value, capital(opt.label));
+  return {row: [h("div", {class: "form-row"}, sw.node)],
+    read: () => (sw.input.checked === Boolean(value) ? undefined : sw.input.checked)};
+}
+
+function intControl(opt, id, value) {
+  const input = numberInput(id, opt, value);
+  return {row: [h("div", {class: "form-row"}, h("label", {for: id}, capital(opt.label)), input)],
+    read: () => { const v = numberOf(input); return v === undefined || v === value ? undefined : v; }};
+}
+
+/** Seconds, or none: a switch with the words of none ("no hourglass") and the seconds beside it. */
+function secondsControl(opt, id, value) {
+  const off = value === null && !opt.depends_on_players;
+  const input = numberInput(id, opt, off ? undefined : value);
+  const unit = h("span", {class: "opt-unit"}, t("seconds"));
+  const empty = value === undefined || value === null; // a default that follows another option (e.g. the clock)
+  const sw = toggle(`${id}-none`, off, capital(opt.none_label));
+  const sync = () => { input.disabled = sw.input.checked; };
+  sw.input.addEventListener("change", sync);
+  sync();
+  return {row: [h("div", {class: "form-row"}, h("label", {for: id}, capital(opt.label)), input, unit),
+    empty ? h("div", {class: "opt-doc"}, t("Default: {value}.", {value: opt.default_words})) : null,
+    h("div", {class: "form-row seconds-none"}, sw.node)].filter(Boolean),
+  read: () => {
+    if (sw.input.checked) return off ? undefined : null;
+    const v = numberOf(input);
+    return v === undefined || (v === value && !off) ? undefined : v;
+  }};
+}
+
+/** A designer's file (a tile set, a board): read as text here, sent as its JSON content. */
+function fileControl(opt, id) {
+  let content;
+  const status = h("div", {class: "opt-doc file-status", role: "status"}, t("Now: {what}", {what: opt.default_words}));
+  // the browser's own file button speaks the browser's language: a label of ours opens it instead
+  const input = h("input", {type: "file", id, accept: ".json,application/json", class: "opt-file",
+    "aria-label": capital(opt.label)});
+  const pick = h("label", {for: id, class: "file-pick"}, t("Choose a file"));
+  const clear = h("button", {type: "button", class: "small file-clear", hidden: true}, t("Use the usual one"));
+  input.addEventListener("change", async () => {
+    content = undefined;
+    status.classList.remove("error");
+    const file = input.files && input.files[0];
+    clear.hidden = !file;
+    if (!file) { status.textContent = t("Now: {what}", {what: opt.default_words}); return; }
+    try {
+      content = JSON.parse(await file.text());
+      status.textContent = t("Now: the file {file}", {file: file.name});
+    } catch {
+      status.classList.add("error");
+      status.textContent = t("{file} cannot be read: it is not a JSON file", {file: file.name});
+    }
+  });
+  clear.addEventListener("click", () => {
+    input.value = "";
+    input.dispatchEvent(new Event("change"));
+  });
+  return {designer: true, row: [h("div", {class: "form-row file-row"}, h("span", {class: "file-label"}, capital(opt.label)),
+    input, pick, clear),
+    h("div", {class: "opt-doc"}, opt.help), status],
+  read: () => content};
+}
+
+const CONTROLS = {choice: choiceControl, bool: boolControl, int: intControl, seconds_or_none: secondsControl,
+  file: fileControl};
+
 function renderOptions() {
   const g = currentGame();
   const n = $("players").value;
-  const defaults = (g.defaults && g.defaults[n]) || {};
   const box = $("options");
   box.replaceChildren();
+  controls = [];
+  const designers = [];
   for (const opt of g.options) {
-    const value = opt.name in defaults ? defaults[opt.name] : opt.default;
-    const id = `opt-${opt.name}`;
-    let input;
-    if (typeof value === "boolean") {
-      input = h("input", {type: "checkbox", id, checked: value ? true : null, dataset: {kind: "bool", name: opt.name}});
-    } else {
-      input = h("input", {type: "text", id, value: JSON.stringify(value), dataset: {kind: "json", name: opt.name,
-        initial: JSON.stringify(value)}});
-    }
-    const label = opt.label || opt.name; // in the page's language (the server's /api/games)
-    const shown = label.charAt(0).toUpperCase() + label.slice(1);
-    box.append(h("div", {class: "form-row"}, h("label", {for: id}, shown), input),
-      h("div", {class: "opt-doc"}, opt.doc));
+    const make = CONTROLS[opt.kind];
+    if (!make) continue; // an option without a kind a person can set (the terminal and the lab still can)
+    const control = make(opt, `opt-${opt.name}`, startValue(g, opt, n));
+    controls.push({opt, read: control.read});
+    if (control.designer) designers.push(...control.row);
+    else box.append(control.row[0], h("div", {class: "opt-doc"}, opt.help), ...control.row.slice(1));
+  }
+  if (designers.length) {
+    box.append(h("details", {class: "designers", id: "designers"},
+      h("summary", {}, t("For designers")), ...designers));
   }
 }
 
@@ -80,16 +189,9 @@ function renderSeats() {
 
 function collectOptions() {
   const options = {};
-  for (const input of $("options").querySelectorAll("input")) {
-    const name = input.dataset.name;
-    if (input.dataset.kind === "bool") {
-      options[name] = input.checked;
-      continue;
-    }
-    if (input.value === input.dataset.initial) continue; // keep the server's default
-    let value;
-    try { value = JSON.parse(input.value); } catch { value = input.value; }
-    options[name] = value;
+  for (const {opt, read} of controls) {
+    const value = read();
+    if (value !== undefined) options[opt.name] = value;
   }
   return options;
 }

@@ -1,4 +1,5 @@
 // The replay page: every position of a finished game, stepping forward and back.
+import {zoomTools} from "./board.js";
 import {COLORS, announcements, api, entryText, h, loadClient, logLines, resultText, seatName} from "./common.js";
 import {languageSwitch, t, tn, translatePage} from "./i18n.js";
 
@@ -88,6 +89,7 @@ function renderLog() {
 async function init() {
   translatePage();
   $("top").append(languageSwitch());
+  $("board-wrap").after(h("div", {class: "play-dock replay-dock"}, zoomTools($("board-wrap")))); // zoom for detail
   $("download").href = `/api/tables/${tableId}/record`;
   try {
     R.data = await api(`/api/tables/${tableId}/replay`);

@@ -46,11 +46,15 @@ export function renderChat() {
   note.hidden = !separate;
   note.textContent = spectator ? t("Spectators' messages reach spectators only.")
     : t("Spectators talk among themselves: you do not see their messages.");
-  const lines = S.notes.slice(-150).map((n) => {
+  // a line a moderator removed (web/moderation.py) shows in its place, whether this page had it before
+  const gone = new Set(S.notes.filter((n) => n.kind === "chat_removed").map((n) => n.removed_time));
+  const lines = S.notes.slice(-150).filter((n) => n.kind !== "chat_removed").map((n) => {
     if (n.kind !== "chat") return h("li", {class: "chat-notice"}, noteText(n));
-    return h("li", {class: "chat-line" + (isMe(n) ? " mine" : "") + (n.channel === "spectators" ? " spectators" : "")},
+    const removed = n.removed || gone.has(n.time);
+    return h("li", {class: "chat-line" + (isMe(n) ? " mine" : "") + (n.channel === "spectators" ? " spectators" : "")
+      + (removed ? " removed" : "")},
       h("span", {class: "chat-name"}, n.seat === null || n.seat === undefined ? t("{name} (watching)", {name: n.name})
-        : n.name), " ", h("span", {class: "chat-text"}, n.text));
+        : n.name), " ", h("span", {class: "chat-text"}, removed ? t("(removed by a moderator)") : n.text));
   });
   const box = $("chat-lines");
   box.replaceChildren(...lines);

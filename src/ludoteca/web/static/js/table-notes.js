@@ -33,6 +33,8 @@ export function noteText(n) {
     case "rematch_accept": return t("{name} accepts the rematch.", p);
     case "rematch_decline": return t("{name} declines the rematch.", p);
     case "rematch_started": return t("Everyone accepted: the rematch begins.");
+    case "table_closed": return t("A moderator closed this table.");
+    case "chat_removed": return t("A moderator removed a chat message.");
     default: return "";
   }
 }

@@ -2,32 +2,55 @@
 // (resign, leave, take a seat back, rematch offers). Its parts: the shared state (table-state.js), the
 // notices in words (table-notes.js), the chat (table-chat.js) and the sounds (table-sounds.js). Every text
 // goes through t() (i18n.js).
-import {drawBoard} from "./board.js";
+import {drawBoard, zoomTools} from "./board.js";
 import {COLORS, announcements, api, describe, entryText, getName, getSeat, h, loadClient, logLines, me,
-  resultText, seatName, setName, setSeat, svg} from "./common.js";
+  resultText, seatName, setName, setSeat, svg, whoOf} from "./common.js";
 import {LANG, languageSwitch, t, tn, translatePage} from "./i18n.js";
 import {isMe, renderChat, setupChat} from "./table-chat.js";
 import {clockText, levelName, noteText} from "./table-notes.js";
 import {beep, setupSounds} from "./table-sounds.js";
 import {$, S, names, send, tableId, toast} from "./table-state.js";
 
-const ANNOUNCE_MS = 3000;
+const ANNOUNCE_MS = 3000; // the shortest time an announcement stays; a longer text stays longer (up to 9 s)
+const ANNOUNCE_QUEUE = 4; // announcements waiting their turn at most (the log keeps every one)
+const announceQueue = [];
 
-/** Shows the announcements of some new events for a moment over the board (the log keeps them). */
+function announceBox() {
+  let a = $("announce");
+  if (!a) { // under the play bar, over the top of the board: never over whose turn it is or the result
+    a = h("div", {id: "announce", class: "announce", role: "status", "aria-live": "polite"});
+    a.addEventListener("click", () => showAnnouncement()); // read: the next one, or none
+    ($("play-bar") || document.body).append(a);
+  }
+  return a;
+}
+
+/** Shows the announcements of some new events over the board, one batch after the other, each long enough to
+ * be read (a tap on it moves on); the log keeps them all. */
 function announce(texts) {
   if (!texts.length) return;
-  let a = $("announce");
-  if (!a) {
-    a = h("div", {id: "announce", class: "announce", role: "status", "aria-live": "polite"});
-    document.body.append(a);
+  announceQueue.push(texts.slice(-3));
+  if (announceQueue.length > ANNOUNCE_QUEUE) announceQueue.shift();
+  if (!announce.showing) showAnnouncement();
+}
+
+function showAnnouncement() {
+  const a = announceBox();
+  clearTimeout(announce.timer);
+  const texts = announceQueue.shift();
+  if (!texts) {
+    announce.showing = false;
+    a.classList.remove("show");
+    return;
   }
-  a.replaceChildren(...texts.slice(-3).map((t) => h("div", {class: "announce-line"}, t)));
+  announce.showing = true;
+  a.replaceChildren(...texts.map((x) => h("div", {class: "announce-line"}, x)));
   a.dataset.n = String((Number(a.dataset.n) || 0) + 1); // which announcement this is (for tests)
   a.classList.remove("show");
   void a.offsetWidth; // restart the transition
   a.classList.add("show");
-  clearTimeout(announce.timer);
-  announce.timer = setTimeout(() => a.classList.remove("show"), ANNOUNCE_MS);
+  const chars = texts.join(" ").length;
+  announce.timer = setTimeout(showAnnouncement, Math.min(9000, Math.max(ANNOUNCE_MS, 1200 + chars * 45)));
 }
 
 function setConn(text) {
@@ -100,6 +123,9 @@ async function onMessage(m) {
       S.clockAt = performance.now();
       S.seatsAt = S.clockAt;
       renderAll();
+      if (m.type === "snapshot" && (window.innerHeight <= 500 || window.innerWidth <= 600) && window.scrollY < 8) {
+        $("play-bar").scrollIntoView({block: "start"}); // a phone: the game fills the screen, the header is above it
+      }
       {
         const texts = announcements(S.renderer, fresh.flatMap((e) => e.events || []), names());
         announce(texts);
@@ -144,6 +170,10 @@ async function onMessage(m) {
       }
       break;
     case "error":
+      if (m.quiet) { // a move for a position that moved on (web/errors.py QUIET): the page shows what happened
+        if (S.sent && S.sentSeq === S.seq) { S.sent = false; renderBoard(); renderMoves(); renderForced(); }
+        break;
+      }
       S.sent = false;
       if (m.code === "bad_token") {
         localStorage.removeItem(`ludoteca.seat.${tableId}`);
@@ -153,7 +183,7 @@ async function onMessage(m) {
         S.closedForGood = true;
         $("banner").textContent = t("There is no such table.");
       }
-      toast(m.message);
+      toast(refusalText(m) || m.message);
       if (S.msg) renderBoard();
       break;
     default:
@@ -161,10 +191,19 @@ async function onMessage(m) {
   }
 }
 
-function act(action) {
-  if (S.sent) return;
+/** A refused move said with the game's words (its client's refusal(action, who)), or null. */
+function refusalText(m) {
+  if (m.code !== "illegal" || !m.action || !S.renderer || !S.renderer.refusal) return null;
+  try { return S.renderer.refusal(m.action, whoOf(names())); } catch { return null; }
+}
+
+/** Send a move; ``seq``: the position it was chosen in. A tap on a board drawn before the last update (the
+ * same move just played for the player, say) is dropped: the page already shows what happened. */
+function act(action, seq = S.seq) {
+  if (S.sent || seq !== S.seq) return;
   S.sent = true;
-  send({type: "action", action, seq: S.seq});
+  S.sentSeq = seq;
+  send({type: "action", action, seq});
   renderBoard();
   renderMoves();
   renderForced();
@@ -178,13 +217,27 @@ function context() {
   const m = S.msg;
   return {
     svg: $("board"), controls: $("controls"), pos: m.position, legal: legal(), you: m.you,
-    seats: m.seats, names: names(), colors: COLORS, ui: S.ui, act, toMove: m.to_move,
+    seats: m.seats, names: names(), colors: COLORS, ui: S.ui, act: (a) => act(a, m.seq), toMove: m.to_move,
     redraw: () => { renderBoard(); }, replay: false, status: m.status,
   };
 }
 
+/** The room the play bar (whose turn, the hourglass) and the dock (the move buttons) take on the screen: the
+ * board is at most as tall as the rest (style.css: --chrome), so it is seen whole with them. */
+function fitChrome() {
+  // upright: the bar above the board and room for two rows of buttons under it; sideways both are beside it
+  const sideways = window.innerHeight <= 500 && window.innerWidth > window.innerHeight;
+  const bar = sideways ? 0 : $("play-bar").getBoundingClientRect().height;
+  const dock = sideways ? 0 : 108;
+  const chrome = Math.ceil((bar + dock + 16) / 8) * 8;
+  if (Math.abs(chrome - (fitChrome.last || 0)) < 12) return;
+  fitChrome.last = chrome;
+  document.documentElement.style.setProperty("--chrome", `${chrome}px`);
+}
+
 function renderAll() {
   renderBanner();
+  fitChrome();
   renderBoard();
   renderMoves();
   renderForced();
@@ -317,7 +370,7 @@ function renderRole(m, canSit) {
   let box = $("role");
   if (!box) {
     box = h("div", {id: "role", class: "role-banner", role: "status"});
-    $("banner").before(box);
+    $("play-bar").prepend(box);
   }
   const seated = m.you !== null && m.you !== undefined;
   const title = m.game && m.game.title ? m.game.title : t("this game");
@@ -624,6 +677,13 @@ $("confirm-forced").addEventListener("change", (ev) => {
 });
 translatePage();
 $("top").append(languageSwitch());
+$("play-dock").append(zoomTools($("board-wrap")));
+fitChrome();
+let resizeTimer = 0;
+window.addEventListener("resize", () => { // a phone turned sideways: the board is drawn for the new shape
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => { fitChrome(); renderBoard(); }, 150);
+});
 setupChat();
 setupSounds();
 connect();

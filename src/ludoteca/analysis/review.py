@@ -1,0 +1,240 @@
+"""The move-by-move analysis of a game record: losses and labels of decisions, luck of chance.
+
+For every decision of the record: the mover's expected result after the move played and after the
+best move found, the loss (their difference, never below 0) and a label by :data:`THRESHOLDS`. For
+every chance outcome: its luck for each seat, the expected result after it minus the expected
+result before it (the mean over the outcomes, weighted by their probabilities), so the luck of a
+chance node's outcomes sums to zero in expectation. The figures come from an
+:mod:`~ludoteca.analysis.evaluators` evaluator (exact where the game is solved, else a search over
+what the seat to move could see). The three moments that decided the game: the three steps that
+moved the winner's expected result the most (a mistake of the loser, a blunder of the winner, a
+lucky or unlucky roll), told in words in the current language.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ludoteca.analysis.evaluators import Evaluator, evaluator_for
+from ludoteca.core.chance import random_action
+from ludoteca.core.game import Action, State
+from ludoteca.core.i18n import N_, _
+from ludoteca.core.records import Record
+
+THRESHOLDS: tuple[tuple[float, str], ...] = ((0.15, "blunder"), (0.10, "mistake"), (0.05, "inaccuracy"))
+"""Loss of win chance (0-1) from which a decision is labelled; lichess's thresholds in win chance."""
+LABELS = {"blunder": N_("blunder"), "mistake": N_("mistake"), "inaccuracy": N_("inaccuracy")}
+MAX_OUTCOMES = 64
+"""Chance nodes with more outcomes (a deal) are not weighed: their luck is left out (None)."""
+
+CHANCE_DEPTH = 2
+"""Chance nodes in a row weighed outcome by outcome (two dice); deeper ones are sampled."""
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Step:
+    """One action of the record, analysed."""
+
+    step: int
+    kind: str  # "decision" or "chance"
+    seat: int  # the mover, or the seat whose turn the chance outcome falls in
+    action: dict[str, Any]
+    text: str
+    values: list[float]  # each seat's expected result after this step
+    played: float | None = None  # decision: the mover's expected result after the move played
+    best: float | None = None  # decision: after the best move found
+    best_action: dict[str, Any] | None = None
+    best_text: str | None = None
+    loss: float | None = None
+    label: str | None = None
+    luck: list[float] | None = None  # chance: per seat
+
+
+@dataclass
+class Analysis:
+    """A game, analysed: every step, a summary per seat, the decisive moments."""
+
+    game: str
+    evaluator: str
+    steps: list[Step] = field(default_factory=list)
+    summary: list[dict[str, Any]] = field(default_factory=list)
+    moments: list[str] = field(default_factory=list)
+    returns: list[float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": "ludoteca-analysis", "version": 1, "game": self.game, "evaluator": self.evaluator,
+                "returns": self.returns, "summary": self.summary, "moments": self.moments,
+                "steps": [{k: v for k, v in asdict(s).items() if v is not None} for s in self.steps]}
+
+
+def label_for(loss: float) -> str | None:
+    """The label of a decision that lost ``loss`` of win chance (None under every threshold)."""
+    for threshold, name in THRESHOLDS:
+        if loss >= threshold - 1e-12:
+            return name
+    return None
+
+
+def seat_name(seat: int) -> str:
+    """A seat as a person reads it: "Player 1" for seat 0."""
+    return _("Player {n}").format(n=seat + 1)
+
+
+def _text(state: State, action: Action) -> str:
+    board = state.game.part("board")
+    words = getattr(board, "action_text", None)
+    if words is not None:
+        text = words(state, action, [seat_name(p) for p in range(state.num_players)])
+        if text:
+            return str(text)
+    return state.action_to_string(action)
+
+
+def decision(evaluator: Evaluator, state: State, action: Action) -> tuple[float, float, Action]:
+    """(expected result of ``action``, of the best action, the best action) for the mover."""
+    values = evaluator.action_values(state)
+    best_action = max(values, key=lambda a: values[a])
+    if action in values:
+        played = values[action]
+    else:  # an action the search never tried: what it leads to
+        seat = state.current_player()
+        after = state.clone()
+        after.apply_unchecked(action)
+        played = after.returns()[seat] if after.is_terminal() else expected(evaluator, after)[seat]
+    return played, values[best_action], best_action
+
+
+def expected(evaluator: Evaluator, state: State, depth: int = 0) -> list[float]:
+    """Each seat's expected result at any position: a chance node is the mean over its outcomes,
+    down to :data:`CHANCE_DEPTH` chance nodes in a row; deeper (a roll-off rolled again and again),
+    one chain of outcomes drawn by a generator seeded with the position stands for them all."""
+    if state.is_terminal():
+        return state.returns()
+    if not state.is_chance_node():
+        return evaluator.values(state)
+    outcomes = state.chance_outcomes()
+    if depth >= CHANCE_DEPTH or len(outcomes) > MAX_OUTCOMES:
+        rng = random.Random(json.dumps(state.to_json(), sort_keys=True, default=str))
+        walk = state.clone()
+        while walk.is_chance_node():
+            walk.apply_unchecked(random_action(walk, rng))
+        return expected(evaluator, walk, depth)
+    total = [0.0] * state.num_players
+    for outcome, p in outcomes:
+        after = state.clone()
+        after.apply_unchecked(outcome)
+        for i, v in enumerate(expected(evaluator, after, depth + 1)):
+            total[i] += p * v
+    return total
+
+
+def luck(evaluator: Evaluator, state: State, outcome: Action) -> tuple[list[float], list[float]] | None:
+    """(luck per seat, values after) of chance ``outcome`` at ``state``; None when the chance
+    node has more than :data:`MAX_OUTCOMES` outcomes."""
+    outcomes = state.chance_outcomes()
+    if len(outcomes) > MAX_OUTCOMES:
+        return None
+    after_values: dict[Action, list[float]] = {}
+    before = [0.0] * state.num_players
+    for o, p in outcomes:
+        after = state.clone()
+        after.apply_unchecked(o)
+        after_values[o] = expected(evaluator, after)
+        for i, v in enumerate(after_values[o]):
+            before[i] += p * v
+    got = after_values[outcome]
+    return [got[i] - before[i] for i in range(state.num_players)], got
+
+
+def analyse(record: Record, evaluator: Evaluator | None = None, progress: Progress | None = None,
+            iterations: int = 400, seed: int = 0) -> Analysis:
+    """Analyse every step of ``record`` (see the module's documentation)."""
+    game = record.load_game()
+    ev = evaluator or evaluator_for(game, iterations=iterations, seed=seed)
+    out = Analysis(game=game.name, evaluator=ev.kind)
+    pairs = list(record.states())
+    total = len(pairs) - 1
+    last_seat = 0
+    for step, (state, data) in enumerate(pairs):
+        if data is None:
+            out.returns = state.returns() if state.is_terminal() else None
+            break
+        after = pairs[step + 1][0]
+        action = state.action_from_json({k: v for k, v in data.items() if k != "elapsed"})
+        if state.is_chance_node():
+            result = luck(ev, state, action)
+            values = result[1] if result else expected(ev, after)
+            roller = after.current_player() if after.current_player() >= 0 else last_seat
+            out.steps.append(Step(step, "chance", roller, state.action_to_json(action), _text(state, action),
+                                  values, luck=result[0] if result else None))
+        else:
+            seat = state.current_player()
+            last_seat = seat
+            played, best, best_action = decision(ev, state, action)
+            loss = max(0.0, best - played)
+            out.steps.append(Step(step, "decision", seat, state.action_to_json(action), _text(state, action),
+                                  expected(ev, after), played=played, best=best,
+                                  best_action=state.action_to_json(best_action),
+                                  best_text=_text(state, best_action), loss=loss, label=label_for(loss)))
+        if progress is not None:
+            progress(step + 1, total)
+    out.summary = summary(out.steps, game.num_players)
+    out.moments = moments(out, game.num_players)
+    return out
+
+
+def summary(steps: Sequence[Step], players: int) -> list[dict[str, Any]]:
+    """Per seat: decisions, inaccuracies, mistakes, blunders, average loss, total luck."""
+    rows = []
+    for seat in range(players):
+        mine = [s for s in steps if s.kind == "decision" and s.seat == seat]
+        losses = [s.loss or 0.0 for s in mine]
+        rows.append({
+            "seat": seat, "moves": len(mine),
+            "inaccuracies": sum(s.label == "inaccuracy" for s in mine),
+            "mistakes": sum(s.label == "mistake" for s in mine),
+            "blunders": sum(s.label == "blunder" for s in mine),
+            "average_loss": sum(losses) / len(losses) if losses else 0.0,
+            "luck": sum(s.luck[seat] for s in steps if s.kind == "chance" and s.luck is not None),
+        })
+    return rows
+
+
+def moments(analysis: Analysis, players: int, count: int = 3) -> list[str]:
+    """The ``count`` steps that moved the winner's expected result the most, in words."""
+    if not analysis.steps:
+        return []
+    ret = analysis.returns or analysis.steps[-1].values
+    winner = max(range(players), key=lambda p: ret[p])
+    swings: list[tuple[float, Step]] = []
+    for s in analysis.steps:
+        if s.kind == "chance" and s.luck is not None:
+            swings.append((abs(s.luck[winner]), s))
+        elif s.kind == "decision" and s.loss:
+            swings.append((s.loss, s))
+    swings.sort(key=lambda x: (-x[0], x[1].step))
+    texts = []
+    for _size, s in sorted(swings[:count], key=lambda x: x[1].step):
+        who = seat_name(s.seat)
+        if s.kind == "chance":
+            assert s.luck is not None
+            gain = s.luck[winner]
+            texts.append(_("Step {step}: {what}. Luck for the winner ({winner}): {sign}{points} points of win "
+                           "chance.").format(step=s.step + 1, what=s.text, winner=seat_name(winner), sign="+" if gain >= 0 else "-", points=_points(abs(gain))))
+        else:
+            label = _(LABELS[s.label]) if s.label else _("a small loss")
+            texts.append(_("Step {step}: {who} played “{move}” ({label}: {points} points of win chance lost); "
+                           "better was “{best}”.").format(step=s.step + 1, who=who, move=s.text, label=label,
+                                                         points=_points(s.loss or 0.0), best=s.best_text))
+    return texts
+
+
+def _points(x: float) -> str:
+    """A win chance as percentage points, one decimal."""
+    return f"{100 * x:.1f}"

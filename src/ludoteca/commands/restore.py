@@ -1,0 +1,34 @@
+"""``ludoteca restore``: a backup of ``ludoteca backup`` into a new, empty database."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ludoteca.core.i18n import N_, _
+from ludoteca.i18n import add_lang_argument, use_language
+
+HELP = N_("restore a backup into a new, empty database (stop the server first)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help=_("a file written by 'ludoteca backup'"))
+    parser.add_argument("--database", metavar="URL", default=None,
+                        help=_("the SQLAlchemy URL to restore into (default: the SQLite database of --data-dir)"))
+    parser.add_argument("--data-dir", default="data", help=_("directory of the SQLite database (default ./data)"))
+    add_lang_argument(parser, "messages")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ludoteca.web.backup import BackupError, restore
+    from ludoteca.web.repository import database_url
+
+    use_language(args.lang)
+    try:
+        done = restore(Path(args.file), database_url(args.data_dir, args.database))
+    except BackupError as exc:
+        print(f"ludoteca: error: {exc}", file=sys.stderr)
+        return 1
+    print(_("restored ({what})").format(what=done.text()))
+    return 0
