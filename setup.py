@@ -46,7 +46,7 @@ def chosen() -> dict[str, str]:
     for name in names:
         module = name if name in SOURCES else f"ludoteca.games.{name}._compiled"
         if module not in SOURCES:
-            known = ", ".join(sorted(m.split(".")[2] for m in SOURCES))
+            known = ", ".join(sorted({m.split(".")[2] for m in SOURCES}))
             raise SystemExit(f"LUDOTECA_EXT: no compiled engine is called {name!r}; the engines are: {known}")
         picked[module] = SOURCES[module]
     return picked

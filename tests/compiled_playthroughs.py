@@ -53,3 +53,31 @@ def cases(game_name: str) -> list[tuple[str, dict[str, Any], int, int]]:
     from tests.test_playthroughs import CASES
 
     return [(stem, options, seed, limit) for stem, game, options, seed, limit in CASES if game == game_name]
+
+
+DESIGNER_VARIANTS: dict[str, list[dict[str, Any]]] = {
+    "exactly": [{"players": 3, "target": 50, "euros_to_win": 2, "cap": 100},
+                {"players": 4, "die_zero": 0, "die_question": 2, "cap": 850, "start_coin": "never"},
+                {"players": 2, "die_50": 0, "die_20": 3, "die_10": 2, "euros_to_win": 5, "target": 120}],
+    "tohm": [{"players": 2, "tris": 2, "tokens": 3, "trophies": 4},
+             {"players": 4, "tris": 4, "face_1": False, "face_2": False},
+             {"players": 3, "place_anywhere": True, "face_6": False, "trophies": 6, "tokens": 7}],
+    "tri": [{"players": 3, "size": 3, "start_0": 0, "start_4": 3, "income_every": 2, "income_6": 0},
+            {"players": 4, "size": 3, "elimination_cards": False, "most_dice": 1, "teleports": False},
+            {"players": 2, "size": 2, "teleport": "move", "income_every": 0, "start_2": 4, "most_dice": 2}],
+}
+"""Designer variants of each game (the rulebook's numbers and switches off their defaults): their
+playthroughs on the compiled engine must equal the Python engine's text (no stored file: the Python
+engine is the reference)."""
+
+
+def designer_cases(game_name: str) -> list[tuple[dict[str, Any], int]]:
+    """(options, seed) of the designer variants of ``game_name``, two seeds each."""
+    return [(options, seed) for options in DESIGNER_VARIANTS.get(game_name, []) for seed in (1, 2)]
+
+
+def python_text(game_name: str, options: dict[str, Any], seed: int, max_actions: int) -> str:
+    """The same playthrough text, played by the Python engine."""
+    from ludoteca.core.playthrough import generate as generate_python
+
+    return generate_python(game_name, options, seed, max_actions)

@@ -165,8 +165,10 @@ def test_mcts_time_budget() -> None:
     agent.step(state)
     elapsed = time.perf_counter() - t0
     assert agent.last_iterations > 1
-    assert 0.3 <= agent.last_seconds <= 0.8  # stops after the simulation that crosses 0.3 s
-    assert elapsed <= 1.2
+    # stops after the simulation that crosses 0.3 s (a busy machine may stretch that simulation and
+    # the set-up: the upper bounds only tell a stop from a search that runs on)
+    assert 0.3 <= agent.last_seconds <= 3.0
+    assert elapsed <= 5.0
 
 
 def test_mcts_both_budgets_whichever_comes_first() -> None:

@@ -31,6 +31,7 @@ from ludoteca.core.chance import random_action
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.exactly import BANK_OFFSET, MOVE, ExactlyGame, ExactlyState, compiled, heuristic
 from tests.compiled_playthroughs import cases as playthrough_cases
+from tests.compiled_playthroughs import designer_cases, python_text
 from tests.compiled_playthroughs import generate as generate_compiled
 
 needs_compiled = pytest.mark.skipif(not compiled.available(),
@@ -453,3 +454,13 @@ def test_search_plays_legal_seeded_and_finds_the_win() -> None:
             state.apply_unchecked(random_action(state, rng))
     with pytest.raises(ValueError):
         compiled.search(_game(players=2).new_initial_state(), 100, 0.4, 10, 1)  # the roll-off: chance
+
+
+@needs_compiled
+@pytest.mark.parametrize(("options", "seed"), designer_cases("exactly"))
+def test_designer_variants_play_the_python_engines_playthrough(options: dict[str, Any], seed: int) -> None:
+    """A designer's variant (the rulebook's numbers and switches changed) played on the compiled
+    engine gives the Python engine's playthrough, text for text."""
+    assert compiled.supports(ludoteca.load_game("exactly", **options))
+    expected = python_text("exactly", options, seed, 300)
+    assert generate_compiled("exactly", compiled.CompiledState, options, seed, 300) == expected

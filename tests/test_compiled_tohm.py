@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 import ludoteca
 from ludoteca.core.chance import random_action
 from ludoteca.core.errors import IllegalActionError
-from ludoteca.games.tohm import TohmGame, TohmState, compiled
+from ludoteca.games.tohm import TohmGame, TohmState, compiled, heuristic
 from tests.compiled_playthroughs import cases as playthrough_cases
+from tests.compiled_playthroughs import designer_cases, python_text
 from tests.compiled_playthroughs import generate as generate_compiled
 
 needs_compiled = pytest.mark.skipif(not compiled.available(),
@@ -106,6 +107,57 @@ def test_property_options(seed: int, players: int, rows: int, cols: int, turn_li
     game = _game(players=players, layout=layout, turn_limit=turn_limit)
     assert compiled.supports(game)
     play_both(game, seed)
+
+
+@st.composite
+def rulebook_options(draw: st.DrawFn) -> dict[str, Any]:
+    """The rulebook's numbers and switches set as a designer would: tokens, trophies, the tris's
+    length and what each die face does, on any layout."""
+    rows, cols = draw(st.integers(3, 7)), draw(st.integers(3, 7))
+    layout = draw(st.lists(st.lists(st.integers(3, 6), min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+    tokens = draw(st.integers(2, 8))
+    options: dict[str, Any] = {
+        "players": draw(st.integers(2, 5)), "layout": layout, "tokens": tokens, "trophies": draw(st.integers(1, 15)),
+        "tris": draw(st.integers(2, min(tokens, max(rows, cols)))), "turn_limit": draw(st.integers(1, 300))}
+    for d in range(1, 7):
+        options[f"face_{d}"] = draw(st.booleans())
+    options["place_anywhere"] = draw(st.booleans())
+    return options
+
+
+@needs_compiled
+@given(options=rulebook_options(), seed=st.integers(0, 2**32))
+@settings(max_examples=200, deadline=None)
+def test_property_rulebook_options(options: dict[str, Any], seed: int) -> None:
+    """Tokens per player, trophies, the tris's length, each die face: both engines play them alike,
+    step for step, and the C evaluation equals ``heuristic.value``."""
+    game = _game(**options)
+    assert compiled.supports(game)
+    play_both(game, seed, checked=seed % 2 == 0)
+    rng = random.Random(seed)
+    py = game.new_initial_state()
+    for _ in range(80):
+        got = compiled.CompiledState.from_state(py)._c.value()
+        want = heuristic.value(py)
+        assert all(abs(a - b) < 1e-9 for a, b in zip(got, want, strict=True)), (got, want, py.to_json())
+        if py.is_terminal():
+            break
+        py.apply_unchecked(random_action(py, rng))
+
+
+@needs_compiled
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_value_equals_the_heuristic_at_the_rulebook_values(players: int) -> None:
+    game = _game(players=players)
+    rng = random.Random(players)
+    py = game.new_initial_state()
+    for _ in range(1500):
+        got = compiled.CompiledState.from_state(py)._c.value()
+        assert all(abs(a - b) < 1e-9 for a, b in zip(got, heuristic.value(py), strict=True)), py.to_json()
+        if py.is_terminal():
+            py = game.new_initial_state()
+        else:
+            py.apply_unchecked(random_action(py, rng))
 
 
 @needs_compiled
@@ -247,3 +299,13 @@ def test_fallback_without_the_extension(monkeypatch: pytest.MonkeyPatch, caplog:
     finally:
         monkeypatch.undo()
         importlib.reload(compiled)
+
+
+@needs_compiled
+@pytest.mark.parametrize(("options", "seed"), designer_cases("tohm"))
+def test_designer_variants_play_the_python_engines_playthrough(options: dict[str, Any], seed: int) -> None:
+    """A designer's variant (the rulebook's numbers and switches changed) played on the compiled
+    engine gives the Python engine's playthrough, text for text."""
+    assert compiled.supports(ludoteca.load_game("tohm", **options))
+    expected = python_text("tohm", options, seed, 300)
+    assert generate_compiled("tohm", compiled.CompiledState, options, seed, 300) == expected

@@ -32,6 +32,7 @@ from ludoteca.core.chance import outcome_at, random_action
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.tri import ACT, BATTLE, DEFAULT_SIZE, INCOME, PLACE, TriGame, TriState, compiled
 from tests.compiled_playthroughs import cases as playthrough_cases
+from tests.compiled_playthroughs import designer_cases, python_text
 from tests.compiled_playthroughs import generate as generate_compiled
 
 needs_compiled = pytest.mark.skipif(not compiled.available(),
@@ -142,6 +143,44 @@ def test_property_options(seed: int, players: int, size: int, ties: str, telepor
     game = _game(players=players, size=size, ties=ties, teleport=teleport, turn_limit=turn_limit)
     assert compiled.supports(game)
     play_both(game, seed, every=5)
+
+
+@st.composite
+def rulebook_options(draw: st.DrawFn) -> dict[str, Any]:
+    """The rulebook's numbers and switches set as a designer would: the cards each player starts
+    with, the income schedule and its die, the cards at each elimination, the attacker's most dice,
+    teleports on or off."""
+    options: dict[str, Any] = {
+        "players": draw(st.integers(2, 4)), "size": draw(st.integers(2, 4)),
+        "teleport": draw(st.sampled_from(["claim", "move"])), "teleports": draw(st.booleans()),
+        "income_every": draw(st.integers(0, 5)), "elimination_cards": draw(st.booleans()),
+        "most_dice": draw(st.integers(1, 3)), "turn_limit": draw(st.one_of(st.integers(1, 80), st.just(1000)))}
+    for v in (0, 2, 3, 4):
+        options[f"start_{v}"] = draw(st.integers(0, 3))
+    for f in range(1, 7):
+        options[f"income_{f}"] = draw(st.sampled_from([0, 2, 3, 4]))
+    return options
+
+
+@needs_compiled
+@given(options=rulebook_options(), seed=st.integers(0, 2**32))
+@settings(max_examples=150, deadline=None)
+def test_property_rulebook_options(options: dict[str, Any], seed: int) -> None:
+    """Both engines play the rulebook's numbers and switches alike, step for step, and the C leaf
+    evaluation equals ``heuristic.value`` under them."""
+    from ludoteca.games.tri import heuristic
+
+    game = _game(**options)
+    assert compiled.supports(game)
+    play_both(game, seed, every=5, checked=seed % 3 == 0)
+    rng = random.Random(seed)
+    py = game.new_initial_state()
+    for _ in range(40):
+        got = compiled.CompiledState.from_state(py).value()
+        assert all(abs(a - b) <= 1e-9 for a, b in zip(got, heuristic.value(py), strict=True))
+        if py.is_terminal():
+            break
+        py.apply_unchecked(random_action(py, rng))
 
 
 @needs_compiled
@@ -605,3 +644,13 @@ def test_light_rollout_policy_is_the_heuristics() -> None:
                 cards += 1
             py.apply_unchecked(random_action(py, rng))
     assert quick > 1000 and cards > 100
+
+
+@needs_compiled
+@pytest.mark.parametrize(("options", "seed"), designer_cases("tri"))
+def test_designer_variants_play_the_python_engines_playthrough(options: dict[str, Any], seed: int) -> None:
+    """A designer's variant (the rulebook's numbers and switches changed) played on the compiled
+    engine gives the Python engine's playthrough, text for text."""
+    assert compiled.supports(ludoteca.load_game("tri", **options))
+    expected = python_text("tri", options, seed, 300)
+    assert generate_compiled("tri", compiled.CompiledState, options, seed, 300) == expected

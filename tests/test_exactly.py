@@ -20,6 +20,9 @@ from ludoteca.games.exactly import ExactlyGame, ExactlyState
 FACE = {0: 0, "?": 1, 50: 2, 20: 3, 10: 4, 5: 5}
 """Chance outcome of each die face."""
 
+DIE = ("die_zero", "die_question", "die_50", "die_20", "die_10", "die_5")
+"""The options counting the die's faces showing 0, ?, 50, 20, 10, 5."""
+
 PROPS = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -69,7 +72,11 @@ def test_registry_and_defaults() -> None:
     # Options as RULES.md names them: players, start_coin ("round"), turn_limit (1000).
     game = ludoteca.load_game("exactly", players=4)
     assert isinstance(game, ExactlyGame)
-    assert game.options == {"players": 4, "start_coin": "round", "turn_limit": 1000}
+    assert game.record_options() == {"players": 4, "start_coin": "round", "turn_limit": 1000}
+    # the rulebook's numbers (RULES.md section 1): 100 cents, three euros, 150 cents, one of each face
+    assert {k: game.options[k] for k in ("target", "euros_to_win", "cap")} == {"target": 100, "euros_to_win": 3,
+                                                                              "cap": 150}
+    assert [game.options[k] for k in DIE] == [1] * 6
     assert game.max_chance_outcomes() == 6
     assert game.num_distinct_actions() == 7 + 4 * 5 * 5
 
@@ -84,6 +91,88 @@ def test_registry_and_defaults() -> None:
 def test_bad_options_are_named(options: dict[str, Any], named: str) -> None:
     with pytest.raises(ValueError, match=named):
         ludoteca.load_game("exactly", **options)
+
+
+# --- the rulebook's numbers as options (RULES.md section 1, with other values) -----------------
+
+@pytest.mark.parametrize(
+    ("options", "named", "words"),
+    [({"target": 52}, "target", "multiple of 5"), ({"target": 0}, "target", "5 to 850"),
+     ({"target": 855}, "target", "5 to 850"), ({"target": "lots"}, "target", "whole number"),
+     ({"euros_to_win": 0}, "euros_to_win", "1 to"), ({"players": 6, "euros_to_win": 4}, "euros_to_win", "15"),
+     ({"players": 2, "euros_to_win": 8}, "euros_to_win", "15"), ({"cap": -5}, "cap", "0 to 850"),
+     ({"die_question": 7}, "die_question", "0 to 6"),
+     ({"die_zero": 0, "die_question": 0, "die_50": 0, "die_20": 0, "die_10": 0}, "die_5", "two different faces")],
+)
+def test_bad_rulebook_numbers_are_refused_with_the_reason(options: dict[str, Any], named: str, words: str) -> None:
+    with pytest.raises(ValueError, match=named) as info:
+        ludoteca.load_game("exactly", **options)
+    assert words in str(info.value)
+
+
+def test_most_euros_to_win_is_allowed_by_the_fifteen_tokens() -> None:
+    # Material (seed): fifteen 1-euro tokens. Every player one short and two scoring on one move
+    # must fit: 2 players x 6 + 2 = 14 tokens for 7 euros; 6 players x 2 + 2 = 14 for 3.
+    assert ludoteca.load_game("exactly", players=2, euros_to_win=7).options["euros_to_win"] == 7
+    assert ludoteca.load_game("exactly", players=6, euros_to_win=3).options["euros_to_win"] == 3
+
+
+def test_target_50_a_pile_of_exactly_50_scores() -> None:
+    # Scoring with target 50: "exactly 100 cents" becomes exactly 50; 100 no longer scores.
+    state = load(position([coins(c20=2, c5=1), coins()], phase="move", roll=5, to_move=0), target=50)
+    move(state, 5, "bank", 0)
+    assert state.to_json()["euros"] == [1, 0]
+    state = load(position([coins(1, 0, 2, 1), coins()], phase="move", roll=5, to_move=1), target=50)
+    move(state, 5, "bank", 0)  # 100 cents: not the target
+    assert state.to_json()["euros"] == [0, 0]
+
+
+def test_euros_to_win_one_the_first_euro_wins() -> None:
+    state = load(position([coins(1, 0, 2, 1), coins()], phase="move", roll=5, to_move=1), euros_to_win=1)
+    move(state, 5, "bank", 0)
+    assert state.is_terminal() and state.returns() == [1.0, 0.0]
+    assert state.end_reason() == "three_euros"
+    # with five euros to win, three do not end the game
+    state = load(position([coins(1, 0, 2, 1), coins()], phase="move", roll=5, to_move=1, euros=[2, 0]),
+                 euros_to_win=5)
+    move(state, 5, "bank", 0)
+    assert not state.is_terminal() and state.to_json()["euros"] == [3, 0]
+
+
+def test_cap_100_closes_a_pile_of_105_and_leaves_100_open() -> None:
+    # Cap with 100: "more than 150 cents" becomes more than 100.
+    piles = [coins(c5=1), coins(1, 0, 0, 2), coins(0, 0, 0, 2)]  # 5, 105, 100
+    state = load(position(piles, phase="move", roll=5, to_move=0), cap=100, target=200)
+    dests = {a["to"] for a in legal_json(state)}
+    assert 1 not in dests and 2 in dests
+    # 850 (every coin): no pile is ever closed
+    piles = [coins(c5=1), coins(1, 0, 0, 4), coins()]  # 205
+    state = load(position(piles, phase="move", roll=5, to_move=0), cap=850)
+    assert 1 in {a["to"] for a in legal_json(state)}
+
+
+def test_the_die_faces_are_options_and_each_side_is_equally_likely() -> None:
+    # The die (seed): six faces, 1/6 each. Without the 0 and with two "?", "?" comes 2 times in 6.
+    game = ludoteca.load_game("exactly", players=2, die_zero=0, die_question=2)
+    state = game.new_initial_state()
+    outcomes = dict(state.chance_outcomes())
+    assert FACE[0] not in outcomes and FACE[0] not in state.legal_actions()
+    assert outcomes[FACE["?"]] == pytest.approx(2 / 6)
+    assert outcomes[FACE[50]] == pytest.approx(1 / 6)
+    assert sum(outcomes.values()) == pytest.approx(1.0)
+    with pytest.raises(IllegalActionError):
+        state.apply_json({"roll": 0})
+    # a position whose die shows a face this die lacks is refused
+    with pytest.raises(ValueError, match="no face"):
+        load(position([coins(), coins()], phase="move", roll=50), die_50=0)
+
+
+def test_records_keep_only_the_rulebook_numbers_a_designer_changed() -> None:
+    game = ludoteca.load_game("exactly", players=3, target=50, die_zero=0)
+    assert game.record_options() == {"players": 3, "start_coin": "round", "turn_limit": 1000, "target": 50,
+                                     "die_zero": 0}
+    again = ludoteca.load_game("exactly", **game.record_options())
+    assert again.options == game.options
 
 
 @pytest.mark.parametrize("players", range(2, 7))

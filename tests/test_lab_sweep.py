@@ -88,3 +88,41 @@ def test_lab_code_does_not_name_games_when_parsing_sweeps() -> None:
     source = inspect.getsource(plan.parse_sweep) + inspect.getsource(plan._load_variant)
     for game in ("exactly", "tri", "tohm", "exagon", "teleport", "start_coin"):
         assert f'"{game}"' not in source and f"'{game}'" not in source
+
+
+def test_the_number_of_players_is_a_sweepable_dimension(tmp_path: Path) -> None:
+    # --sweep players=2,3,4: one variant per count, each played with its own number of seats and the
+    # game's defaults for that count; the per-variant summary has as many seats as the variant
+    spec = build_spec("tohm", None, ["random"], {}, ["players=2,3,4"], seed=5, detail=2)
+    assert [v.key for v in spec.variants] == ["players=2", "players=3", "players=4"]
+    assert [spec.players_of(v) for v in range(3)] == [2, 3, 4]
+    assert spec.player_counts == [2, 3, 4] and spec.rotation_period == 12
+    rows = collect(spec, 4)
+    assert sorted({(r["variant"], len(r["returns"]), len(r["agents"])) for r in rows}) == [
+        ("players=2", 2, 2), ("players=3", 3, 3), ("players=4", 4, 4)]
+    summary = summarise(spec, rows, 4)
+    assert [(v["players"], len(v["seats"]), len(v["positions"])) for v in summary["variants"]] == [
+        (2, 2, 2), (3, 3, 3), (4, 4, 4)]
+    # a comparison reads the seats both variants have
+    seat_rows = [r["measure"] for r in summary["comparisons"][1]["rows"] if r["measure"].startswith("seat ")]
+    assert seat_rows == ["seat 0 win rate", "seat 1 win rate"]
+    # the command line: rotation rounds the games up to a multiple of every count, the report is written
+    out = tmp_path / "players"
+    code = main(["lab", "tohm", "--games", "5", "--jobs", "1", "--sweep", "players=2,3", "--rotate",
+                 "--out", str(out), "--no-progress"])
+    assert code == 0
+    written = json.loads((out / "summary.json").read_text())
+    assert [(v["key"], v["players"], v["games"]) for v in written["variants"]] == [("players=2", 2, 6),
+                                                                                   ("players=3", 3, 6)]
+
+
+def test_a_players_sweep_takes_one_agent_for_all_seats_or_one_per_seat_of_the_largest_game() -> None:
+    spec = build_spec("tohm", None, ["heuristic", "random", "random"], {}, ["players=2,3"], seed=1)
+    assert spec.lineup == ("heuristic", "random", "random")
+    assert spec.for_variant(0).lineup == ("heuristic", "random")
+    with pytest.raises(ValueError, match="largest game"):
+        build_spec("tohm", None, ["heuristic", "random"], {}, ["players=2,3"], seed=1)
+    with pytest.raises(ValueError, match="both as --option/--players and as --sweep"):
+        build_spec("tohm", 2, ["random"], {}, ["players=2,3"], seed=1)
+    with pytest.raises(ValueError, match="players=6"):
+        build_spec("tohm", None, ["random"], {}, ["players=2,6"], seed=1)

@@ -153,6 +153,32 @@ def test_redis_without_the_workers_shared_secret_is_refused(tmp_path: Path) -> N
         assert out.returncode != 0 and says in out.stderr, (extra, out.stderr)
 
 
+def test_the_bus_secret_comes_from_a_file_the_environment_or_the_flag_or_is_generated_for_n_workers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from ludoteca.cli import UsageError
+    from ludoteca.commands.serve import _bus_secret
+
+    monkeypatch.delenv("LUDOTECA_BUS_SECRET", raising=False)
+
+    def secret(workers: int = 1, redis: str | None = "redis://:pw@127.0.0.1:1/0", flag: str | None = None,
+               file: str | None = None) -> str | None:
+        return _bus_secret(argparse.Namespace(workers=workers, redis=redis, bus_secret=flag, bus_secret_file=file))
+
+    generated = {secret(workers=2) for _ in range(3)}  # the workers of one command: a new random one each time
+    assert len(generated) == 3 and all(s is not None and len(s) >= 32 for s in generated)
+    assert secret(redis=None) is None and secret(workers=2, redis=None) is None  # no bus between processes
+    with pytest.raises(UsageError, match="--redis needs the secret"):
+        secret()  # a worker started alone must be given the one the others have
+    (tmp_path / "secret").write_text("  from a file, long enough\n")
+    assert secret(file=str(tmp_path / "secret")) == "from a file, long enough"
+    assert secret(flag="from the command line") == "from the command line"
+    monkeypatch.setenv("LUDOTECA_BUS_SECRET", "from the environment!")
+    assert secret() == secret(workers=2) == "from the environment!"  # given: the N workers use it too
+    assert secret(file=str(tmp_path / "secret")) == "from a file, long enough"  # a file or flag comes first
+
+
 def test_one_worker_answers_health_and_readiness(tmp_path: Path) -> None:
     """The default (SQLite, one process) has the endpoints too; the body names no secret."""
     with serving(tmp_path) as server:

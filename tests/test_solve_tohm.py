@@ -14,8 +14,8 @@ import pytest
 
 from ludoteca.agents import make_agent
 from ludoteca.agents.perfect import PerfectAgent
-from ludoteca.i18n import use_language
 from ludoteca.games.tohm import TohmGame, TohmState, solve
+from ludoteca.i18n import use_language
 from ludoteca.registry import load_game
 
 GAME = TohmGame(players=2)
@@ -161,3 +161,10 @@ def test_perfect_refuses_a_game_without_a_solution_in_both_languages() -> None:
             PerfectAgent(seed=1).step(other)
     finally:
         use_language("en")
+
+
+def test_other_rulebook_numbers_are_not_solved() -> None:
+    if "tokens" not in GAME.options:
+        pytest.skip("this TOHM has no rulebook options")
+    assert "tokens" in solve.unsupported(TohmGame(players=2, tokens=4))
+    assert solve.unsupported(TohmGame(players=2, turn_limit=50)) == ""

@@ -54,9 +54,9 @@ def position(
     data = game.new_initial_state().to_json()
     data.update(
         board=grid,
-        supply=[5 - k for k in on_board],
+        supply=[game.tokens - k for k in on_board],
         trophies=trophies,
-        trophies_left=10 - sum(trophies),
+        trophies_left=game.trophies_total - sum(trophies),
         to_move=to_move,
         phase="roll" if roll is None else "act",
         roll=roll,
@@ -210,6 +210,78 @@ def test_three_in_a_row_scores_and_tokens_return() -> None:
     assert board_picture(state) == ["...", "1..", "..."]
     assert data["supply"] == [5, 4] and data["trophies"] == [1, 0] and data["trophies_left"] == 9
     assert state.counters()["tris"] == 1 and state.counters()["trophies_given"] == 1
+
+
+# --- the rulebook's numbers and switches as options (RULES.md section 3, other values) -----------
+
+def test_rulebook_values_are_the_defaults_and_stay_out_of_records() -> None:
+    game = load(3)
+    assert (game.tokens, game.trophies_total, game.tris_length) == (5, 10, 3)
+    assert [game.options[f"face_{d}"] for d in range(1, 7)] == [True] * 6 and not game.options["place_anywhere"]
+    assert set(game.record_options()) == {"players", "layout", "turn_limit"}
+    assert game.rulebook_changes() == []
+    changed = load(3, tris=4, face_1=False)
+    assert changed.record_options()["tris"] == 4 and changed.record_options()["face_1"] is False
+    assert changed.rulebook_changes() == ["tris", "face_1"]
+    assert load(**changed.record_options()).options == changed.options
+
+
+def test_tris_of_four_three_in_a_row_do_not_score_four_do() -> None:
+    # "Tris" with option tris=4: three in a row no longer score; four in a row through the cell do.
+    game = load(4, tris=4)  # the 4x4 corner of the board; row 0 is 3 4 5 6
+    state = position(game, ["00..", "1...", "....", "...."], roll=5)
+    act(state, {"place": [0, 2]})
+    assert board_picture(state)[0] == "000." and state.to_json()["trophies"] == [0, 0, 0, 0]
+    state = position(game, ["000.", "1...", "....", "...."], roll=6)
+    act(state, {"place": [0, 3]})
+    assert board_picture(state)[0] == "...." and state.to_json()["trophies"] == [1, 0, 0, 0]
+    assert state.to_json()["supply"] == [5, 4, 5, 5]
+
+
+def test_tris_of_two_a_pair_scores() -> None:
+    state = position(load(2, tris=2), ["0..", "...", "..."], roll=4)  # (0,1) carries a 4
+    act(state, {"place": [0, 1]})
+    assert state.to_json()["trophies"] == [1, 0]
+
+
+def test_tokens_per_player_and_trophies_in_the_box() -> None:
+    # Material with tokens=3 and trophies=1: three tokens each; the first trophy ends the game.
+    game = load(2, tokens=3, trophies=1)
+    start = game.new_initial_state().to_json()
+    assert start["supply"] == [3, 3] and start["trophies_left"] == 1
+    state = position(game, ["00.", "1..", "..."], roll=5)
+    act(state, {"place": [0, 2]})
+    assert state.is_terminal() and state.returns() == [1.0, 0.0]
+    with pytest.raises(ValueError, match="between 0 and 3"):
+        game.state_from_json({**start, "supply": [5, 5]})
+
+
+def test_faces_switched_off_pass_and_place_anywhere_ignores_the_numbers() -> None:
+    # A turn with face_1 and face_2 off: a 1 removes nothing, a 2 moves nothing; the only action is a pass.
+    game = load(2, face_1=False, face_2=False)
+    for die in (1, 2):
+        assert legal_json(position(game, ["0..", "1..", "..."], roll=die)) == [{"pass": True}]
+    assert len(legal_json(position(game, ["0..", "1..", "..."], roll=3))) == 2  # the two empty 3s
+    # face_5 off: a 5 passes even with an empty 5 on the board
+    assert legal_json(position(load(2, face_5=False), ["...", "...", "..."], roll=5)) == [{"pass": True}]
+    # place_anywhere: a 3 places on any of the seven empty cells, whatever its number
+    state = position(load(2, place_anywhere=True), ["0..", "1..", "..."], roll=3)
+    assert len(legal_json(state)) == 7
+    act(state, {"place": [2, 2]})  # a 6 on the board
+    assert board_picture(state)[2] == "..0"
+
+
+@pytest.mark.parametrize(
+    ("options", "named", "words"),
+    [({"tris": 4}, "tris", "does not fit"), ({"tris": 1}, "tris", "2 to 10"),
+     ({"tokens": 2}, "tris", "needs at least 3 tokens"), ({"tokens": 0}, "tokens", "1 to 25"),
+     ({"trophies": 0}, "trophies", "1 to 100"), ({"face_1": "place"}, "face_1", "true or false"),
+     ({"place_anywhere": 3}, "place_anywhere", "true or false")],
+)
+def test_bad_rulebook_values_are_refused_with_the_reason(options: dict[str, Any], named: str, words: str) -> None:
+    with pytest.raises(ValueError, match=named) as info:
+        load(2, **options)  # a 3x3 board
+    assert words in str(info.value)
 
 
 def test_diagonal_is_not_a_tris() -> None:

@@ -335,6 +335,81 @@ def test_income_face_values():
         assert state.to_json()["hands"] == [[0, 2, 3, 4], sorted([0, 2, 3, 4, card]), sorted([0, 2, 3, 4, card])]
 
 
+# --- the rulebook's numbers and switches as options (RULES.md section 2, other values) -------------
+
+
+def test_rulebook_options_default_to_the_seed_and_stay_out_of_records():
+    g = load_game("tri", players=3)
+    assert g.start_hand == (1, 1, 1, 1) and g.income_every == 3 and g.most_dice == 3
+    assert [g.options[f"income_{f}"] for f in range(1, 7)] == [2, 2, 2, 3, 3, 4]
+    assert g.teleports and g.elimination_cards and g.rulebook_changes() == []
+    assert set(g.record_options()) == {"players", "size", "ties", "turn_limit"}
+    changed = load_game("tri", players=3, income_every=2, start_4=0)
+    assert changed.record_options()["income_every"] == 2 and changed.record_options()["start_4"] == 0
+    assert load_game("tri", **changed.record_options()).options == changed.options
+
+
+def test_cards_each_player_starts_with():
+    # Cards (seed "everyone starts with one of each"): with start_0=0 and start_4=2, +2 +3 +4 +4.
+    state = load_game("tri", players=2, start_0=0, start_4=2).new_initial_state()
+    assert state.to_json()["hands"] == [[2, 3, 4, 4], [2, 3, 4, 4]]
+
+
+def test_income_every_two_rounds_and_never():
+    # Card income with income_every=2: the die is rolled after round 2 (never after round 2 by default).
+    state = load(position(owner={"0,0,N": 0, "2,2,N": 1}, round=2, to_move=1), income_every=2)
+    play(state, "exp 2,2,E")
+    assert state.to_json()["phase"] == "income_roll"
+    # income_every=0: no income roll after round 3
+    state = load(position(owner={"0,0,N": 0, "2,2,N": 1}, round=3, to_move=1), income_every=0)
+    play(state, "exp 2,2,E")
+    d = state.to_json()
+    assert d["phase"] == "act" and d["round"] == 4
+
+
+def test_income_die_mapping():
+    # Card income with income_6=0 and income_1=4: a 6 gives +0, a 1 gives +4.
+    for face, card in [(6, 0), (1, 4), (4, 3)]:
+        state = load(position(owner={"0,0,N": 0, "2,2,N": 1}, round=3, to_move=1), income_6=0, income_1=4)
+        play(state, "exp 2,2,E", f"income {face}")
+        assert state.to_json()["hands"] == [sorted([0, 2, 3, 4, card])] * 2
+
+
+def test_no_cards_at_elimination_when_switched_off():
+    seats = [2] * 3 + [1] * 5 + [0] * 7 + [None]
+    state = load(position(players=3, size=2, owner=fill_all(2, seats), to_move=0), elimination_cards=False)
+    play(state, "exp 1,1,W")
+    d = state.to_json()
+    assert d["alive"] == [True, True, False] and d["hands"] == [[0, 2, 3, 4]] * 3
+
+
+def test_most_dice_caps_the_attackers_dice():
+    # Battles with most_dice=1: three units around the target still roll one die, 1/6 per face.
+    owner = {"1,2,W": 1, "1,2,N": 0, "1,2,S": 0, "1,1,E": 0}
+    state = load(position(owner=owner), most_dice=1)
+    play(state, "atk 1,2,W")
+    assert state.to_json()["battle"]["dice"] == 1
+    assert all(p == pytest.approx(1 / 6) for _, p in state.chance_outcomes())
+    assert load(state.to_json(), most_dice=1).to_json() == state.to_json()
+    with pytest.raises(ValueError, match="most_dice"):
+        load_game("tri", players=2, size=4).state_from_json(state.to_json())  # 3 dice by default
+
+
+def test_no_teleports_when_switched_off():
+    state = load(position(owner={**square(1, 1, 0), "3,3,S": 1}), teleports=False)
+    assert not any(s.startswith("tp") for s in legal_strings(state))
+
+
+@pytest.mark.parametrize(("options", "named", "words"), [
+    ({"income_1": 1}, "income_1", "card value"), ({"income_6": 5}, "income_6", "0 to 4"),
+    ({"most_dice": 4}, "most_dice", "1 to 3"), ({"start_2": 10}, "start_2", "0 to 9"),
+    ({"income_every": -1}, "income_every", "0 to 50"), ({"teleports": "maybe"}, "teleports", "true or false")])
+def test_bad_rulebook_values_are_refused_with_the_reason(options, named, words):
+    with pytest.raises(ValueError, match=named) as info:
+        load_game("tri", players=2, **options)
+    assert words in str(info.value)
+
+
 def test_no_income_after_round_two():
     state = load(position(owner={"0,0,N": 0, "2,2,N": 1}, round=2, to_move=1))
     play(state, "exp 2,2,E")

@@ -34,7 +34,8 @@ from ludoteca.core.i18n import N_, _
 
 __all__ = ["UsageError", "build_parser", "main"]
 
-COMMANDS = ("rules", "random", "replay", "play", "arena", "lab", "serve", "backup", "restore", "admin", "analyse")
+COMMANDS = ("rules", "random", "replay", "play", "arena", "lab", "serve",
+            "backup", "restore", "admin", "analyse", "balance")
 EXIT_BROKEN_PIPE = 1
 """Exit code when standard output is closed by its reader."""
 

@@ -37,7 +37,7 @@ SOURCES = ("play/*.py", "commands/play.py", "commands/replay.py", "commands/rand
            "commands/common.py", "games/*/__init__.py", "core/options.py", "core/registry.py", "agents/base.py",
            "agents/strong.py",
            "core/game.py", "cli.py", "commands/rules.py", "commands/backup.py", "commands/restore.py",
-           "commands/admin.py", "web/backup.py", "web/admin_cli.py",
+           "commands/admin.py", "commands/balance.py", "web/backup.py", "web/admin_cli.py",
            "games/*/solve.py", "agents/perfect.py", "analysis/*.py", "commands/analyse.py")
 """The files whose ``_()`` and ``N_()`` messages make the terminal's catalog (globs under the package)."""
 

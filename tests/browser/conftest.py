@@ -213,7 +213,7 @@ def english_on_page(page: Any, skip: tuple[str, ...] = ()) -> list[str]:
     return list(page.evaluate(ENGLISH_JS, [list(ENGLISH_WORDS), list(skip)]))
 
 
-LAYOUT_JS = """([minTap, small, minTarget]) => {
+LAYOUT_JS = """([minTap, excepted, minTarget]) => {
   const doc = document.documentElement;
   const shown = (e) => e.getClientRects().length && getComputedStyle(e).visibility !== "hidden";
   const small = [];
@@ -232,7 +232,7 @@ LAYOUT_JS = """([minTap, small, minTarget]) => {
                   const r = [e, ...labels].map((x) => x.getBoundingClientRect())
                     .reduce((a, b) => (b.width * b.height > a.width * a.height ? b : a));
                   return [(e.getAttribute("aria-label") || e.textContent || e.id || e.tagName).trim().slice(0, 40),
-                          Math.round(r.width), Math.round(r.height), e.matches(small)]; });
+                          Math.round(r.width), Math.round(r.height), e.matches(excepted)]; });
   return {scrollWidth: Math.max(doc.scrollWidth, document.body.scrollWidth), innerWidth: window.innerWidth,
           texts: small, taps: taps.filter(([, w, h, s]) => Math.min(w, h) < (s ? minTarget : minTap))};
 }"""

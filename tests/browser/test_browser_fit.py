@@ -20,6 +20,7 @@ at both phone sizes and sideways. Screenshots go to ``$LUDOTECA_SCREENSHOTS`` (d
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -191,7 +192,28 @@ def check_zoom(page: Any, where: str) -> list[str]:
         problems.append(f"{where}: zooming the board widens the page")
     page.locator("#zoom-out").tap()
     page.wait_for_function("(w) => document.querySelector('#board').getBoundingClientRect().width <= w + 1", arg=before)
+    # two fingers spread apart on the board zoom it too (and pinched together, back)
+    page.evaluate(PINCH_JS, 2)
+    wider = "(w) => document.querySelector('#board').getBoundingClientRect().width > w * 1.5"
+    page.wait_for_function(wider, arg=before)
+    page.evaluate(PINCH_JS, 0.25)
+    page.wait_for_function("(w) => document.querySelector('#board').getBoundingClientRect().width <= w + 1", arg=before)
     return problems
+
+
+PINCH_JS = """(factor) => {
+  const wrap = document.querySelector("#board-wrap");
+  const r = wrap.getBoundingClientRect();
+  const cx = r.left + r.width / 2, cy = r.top + Math.min(r.height, innerHeight) / 2;
+  const fingers = (d) => [new Touch({identifier: 1, target: wrap, clientX: cx - d, clientY: cy}),
+                          new Touch({identifier: 2, target: wrap, clientX: cx + d, clientY: cy})];
+  const send = (type, touches) => wrap.dispatchEvent(new TouchEvent(type, {touches, targetTouches: touches,
+    changedTouches: touches, bubbles: true, cancelable: true}));
+  send("touchstart", fingers(40));
+  send("touchmove", fingers(40 * Math.sqrt(factor)));
+  send("touchmove", fingers(40 * factor));
+  send("touchend", []);
+}"""
 
 
 # --- playing by tapping, without knowing the game ------------------------------------------------------------
@@ -245,10 +267,37 @@ def tap_move(page: Any, rng: random.Random) -> None:
     moves.nth(rng.randrange(moves.count())).tap()
 
 
+SHOWN_JS = """(() => {
+  // when each announcement appears over the board, and whether the player tapped one away
+  window.__shown = [];
+  window.__dismissed = 0;
+  let last = null;
+  document.addEventListener("click", (ev) => {
+    if (ev.target.closest && ev.target.closest("#announce")) window.__dismissed++;
+  }, true);
+  new MutationObserver(() => {
+    const a = document.getElementById("announce");
+    if (!a || !a.classList.contains("show") || a.dataset.n === last) return;
+    last = a.dataset.n;
+    window.__shown.push([performance.now(), a.textContent.length]);
+  }).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["class", "data-n"]});
+})()"""
+
+
+def announcements_stayed(page: Any, where: str) -> list[str]:
+    """Each announcement stayed at least 3 s (longer ones longer) before the next replaced it, unless tapped away."""
+    shown, dismissed = page.evaluate("[window.__shown, window.__dismissed]")
+    if dismissed:
+        return []
+    return [f"{where}: an announcement of {chars} characters was replaced after {round(b - a)} ms"
+            for (a, chars), (b, _) in itertools.pairwise(shown) if b - a < 2900]
+
+
 def open_seat(browser: Any, base: str, table: dict[str, Any], lang: str, width: int,
               height: int) -> tuple[Any, Any, list[str]]:
     ctx = language_context(browser, lang, width, height)
     page = ctx.new_page()
+    page.add_init_script(SHOWN_JS)
     errors = watch_errors(page)
     page.goto(base + "/leaderboard")
     page.evaluate("([id, token]) => localStorage.setItem(`ludoteca.seat.${id}`, JSON.stringify({seat: 0, token}))",
@@ -312,6 +361,7 @@ def test_each_game_is_played_to_the_end_by_tapping_on_a_phone(server: str, brows
         problems += page_problems(page, f"{game} {players}p {lang} {width}x{height} at the end", lang, server, names)
         page.screenshot(path=str(folder / f"{game}-{players}p-{lang}-{width}x{height}-end.png"), full_page=True)
         assert made >= 1, "the player never had a move to make"
+        problems += announcements_stayed(page, f"{game} {players}p")
         assert errors == [], errors
         FINISHED.append(table["id"])
     finally:

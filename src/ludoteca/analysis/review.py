@@ -28,8 +28,9 @@ from ludoteca.core.records import Record
 THRESHOLDS: tuple[tuple[float, str], ...] = ((0.15, "blunder"), (0.10, "mistake"), (0.05, "inaccuracy"))
 """Loss of win chance (0-1) from which a decision is labelled; lichess's thresholds in win chance."""
 LABELS = {"blunder": N_("blunder"), "mistake": N_("mistake"), "inaccuracy": N_("inaccuracy")}
-MAX_OUTCOMES = 64
-"""Chance nodes with more outcomes (a deal) are not weighed: their luck is left out (None)."""
+WEIGHED_OUTCOMES = 12
+"""A chance node of more outcomes (a draw from a bag of tiles) is weighed on a seeded sample of this
+many (see :func:`weighed`)."""
 
 CHANCE_DEPTH = 2
 """Chance nodes in a row weighed outcome by outcome (two dice); deeper ones are sampled."""
@@ -66,10 +67,12 @@ class Analysis:
     summary: list[dict[str, Any]] = field(default_factory=list)
     moments: list[str] = field(default_factory=list)
     returns: list[float] | None = None
+    iterations: int | None = None  # the search's simulations per position (None: exact)
 
     def to_json(self) -> dict[str, Any]:
         return {"format": "ludoteca-analysis", "version": 1, "game": self.game, "evaluator": self.evaluator,
-                "returns": self.returns, "summary": self.summary, "moments": self.moments,
+                "iterations": self.iterations, "returns": self.returns, "summary": self.summary,
+                "moments": self.moments,
                 "steps": [{k: v for k, v in asdict(s).items() if v is not None} for s in self.steps]}
 
 
@@ -110,23 +113,35 @@ def decision(evaluator: Evaluator, state: State, action: Action) -> tuple[float,
     return played, values[best_action], best_action
 
 
+def weighed(state: State) -> list[tuple[Action, float]]:
+    """The outcomes of a chance node that its expectation is taken over, with their weights: all of
+    them with their probabilities, or, past :data:`WEIGHED_OUTCOMES` outcomes (a draw from a bag of
+    tiles), that many drawn by their probabilities (with replacement) by a generator seeded with the
+    position, each weighing the same: an unbiased estimate of the expectation."""
+    outcomes = state.chance_outcomes()
+    if len(outcomes) <= WEIGHED_OUTCOMES:
+        return outcomes
+    rng = random.Random(json.dumps(state.to_json(), sort_keys=True, default=str))
+    return [(random_action(state, rng), 1.0 / WEIGHED_OUTCOMES) for _ in range(WEIGHED_OUTCOMES)]
+
+
 def expected(evaluator: Evaluator, state: State, depth: int = 0) -> list[float]:
-    """Each seat's expected result at any position: a chance node is the mean over its outcomes,
-    down to :data:`CHANCE_DEPTH` chance nodes in a row; deeper (a roll-off rolled again and again),
-    one chain of outcomes drawn by a generator seeded with the position stands for them all."""
+    """Each seat's expected result at any position: a chance node is the mean over its outcomes
+    (:func:`weighed`), down to :data:`CHANCE_DEPTH` chance nodes in a row; deeper (a roll-off rolled
+    again and again), one chain of outcomes drawn by a generator seeded with the position stands for
+    them all."""
     if state.is_terminal():
         return state.returns()
     if not state.is_chance_node():
         return evaluator.values(state)
-    outcomes = state.chance_outcomes()
-    if depth >= CHANCE_DEPTH or len(outcomes) > MAX_OUTCOMES:
+    if depth >= CHANCE_DEPTH:
         rng = random.Random(json.dumps(state.to_json(), sort_keys=True, default=str))
         walk = state.clone()
         while walk.is_chance_node():
             walk.apply_unchecked(random_action(walk, rng))
         return expected(evaluator, walk, depth)
     total = [0.0] * state.num_players
-    for outcome, p in outcomes:
+    for outcome, p in weighed(state):
         after = state.clone()
         after.apply_unchecked(outcome)
         for i, v in enumerate(expected(evaluator, after, depth + 1)):
@@ -134,30 +149,33 @@ def expected(evaluator: Evaluator, state: State, depth: int = 0) -> list[float]:
     return total
 
 
-def luck(evaluator: Evaluator, state: State, outcome: Action) -> tuple[list[float], list[float]] | None:
-    """(luck per seat, values after) of chance ``outcome`` at ``state``; None when the chance
-    node has more than :data:`MAX_OUTCOMES` outcomes."""
-    outcomes = state.chance_outcomes()
-    if len(outcomes) > MAX_OUTCOMES:
-        return None
+def luck(evaluator: Evaluator, state: State, outcome: Action) -> tuple[list[float], list[float]]:
+    """(luck per seat, values after) of chance ``outcome`` at ``state``: each seat's expected result
+    after it minus the expectation over the node's outcomes (:func:`weighed`)."""
+    evaluator = evaluator.for_chance()
     after_values: dict[Action, list[float]] = {}
+
+    def value_after(o: Action) -> list[float]:
+        if o not in after_values:
+            after = state.clone()
+            after.apply_unchecked(o)
+            after_values[o] = expected(evaluator, after, 1)
+        return after_values[o]
+
     before = [0.0] * state.num_players
-    for o, p in outcomes:
-        after = state.clone()
-        after.apply_unchecked(o)
-        after_values[o] = expected(evaluator, after)
-        for i, v in enumerate(after_values[o]):
+    for o, p in weighed(state):
+        for i, v in enumerate(value_after(o)):
             before[i] += p * v
-    got = after_values[outcome]
+    got = value_after(outcome)
     return [got[i] - before[i] for i in range(state.num_players)], got
 
 
 def analyse(record: Record, evaluator: Evaluator | None = None, progress: Progress | None = None,
-            iterations: int = 400, seed: int = 0) -> Analysis:
+            iterations: int | None = None, seed: int = 0) -> Analysis:
     """Analyse every step of ``record`` (see the module's documentation)."""
     game = record.load_game()
     ev = evaluator or evaluator_for(game, iterations=iterations, seed=seed)
-    out = Analysis(game=game.name, evaluator=ev.kind)
+    out = Analysis(game=game.name, evaluator=ev.kind, iterations=getattr(ev, "iterations", None))
     pairs = list(record.states())
     total = len(pairs) - 1
     last_seat = 0
@@ -169,17 +187,17 @@ def analyse(record: Record, evaluator: Evaluator | None = None, progress: Progre
         action = state.action_from_json({k: v for k, v in data.items() if k != "elapsed"})
         if state.is_chance_node():
             result = luck(ev, state, action)
-            values = result[1] if result else expected(ev, after)
+            values = result[1]
             roller = after.current_player() if after.current_player() >= 0 else last_seat
             out.steps.append(Step(step, "chance", roller, state.action_to_json(action), _text(state, action),
-                                  values, luck=result[0] if result else None))
+                                  values, luck=result[0]))
         else:
             seat = state.current_player()
             last_seat = seat
             played, best, best_action = decision(ev, state, action)
             loss = max(0.0, best - played)
             out.steps.append(Step(step, "decision", seat, state.action_to_json(action), _text(state, action),
-                                  expected(ev, after), played=played, best=best,
+                                  _after(ev, after), played=played, best=best,
                                   best_action=state.action_to_json(best_action),
                                   best_text=_text(state, best_action), loss=loss, label=label_for(loss)))
         if progress is not None:
@@ -187,6 +205,12 @@ def analyse(record: Record, evaluator: Evaluator | None = None, progress: Progre
     out.summary = summary(out.steps, game.num_players)
     out.moments = moments(out, game.num_players)
     return out
+
+
+def _after(ev: Evaluator, after: State) -> list[float]:
+    """Each seat's expected result after a step: a decision with the full evaluator (the next step
+    searches it anyway), a chance node with the chance one (as its luck will)."""
+    return expected(ev.for_chance() if after.is_chance_node() else ev, after)
 
 
 def summary(steps: Sequence[Step], players: int) -> list[dict[str, Any]]:
@@ -226,7 +250,8 @@ def moments(analysis: Analysis, players: int, count: int = 3) -> list[str]:
             assert s.luck is not None
             gain = s.luck[winner]
             texts.append(_("Step {step}: {what}. Luck for the winner ({winner}): {sign}{points} points of win "
-                           "chance.").format(step=s.step + 1, what=s.text, winner=seat_name(winner), sign="+" if gain >= 0 else "-", points=_points(abs(gain))))
+                           "chance.").format(step=s.step + 1, what=s.text, winner=seat_name(winner),
+                                             sign="+" if gain >= 0 else "-", points=_points(abs(gain))))
         else:
             label = _(LABELS[s.label]) if s.label else _("a small loss")
             texts.append(_("Step {step}: {who} played “{move}” ({label}: {points} points of win chance lost); "

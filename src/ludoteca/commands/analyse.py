@@ -22,9 +22,9 @@ HELP = N_("analyse a game record: the loss of every move against the best one, t
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help=_("a game record (JSON) written by ludoteca"))
     parser.add_argument("--json", metavar="OUT", help=_("also write every figure as JSON to this file"))
-    parser.add_argument("--iterations", type=int, default=400,
+    parser.add_argument("--iterations", type=int, default=None,
                         help=_("simulations of the search per position, where the game is not solved "
-                               "(default 400)"))
+                               "(default: the game's tuned search budget, at most 400)"))
     parser.add_argument("--seed", type=int, default=0, help=_("seed of the search (default 0)"))
     parser.add_argument("--no-progress", action="store_true", help=_("no progress bar"))
     add_lang_argument(parser, "messages")
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from ludoteca.core.records import Record, RecordError
 
     use_language(args.lang)
-    if not 1 <= args.iterations <= 1_000_000:
+    if args.iterations is not None and not 1 <= args.iterations <= 1_000_000:
         raise UsageError(_("--iterations must be a whole number from 1 to 1000000, not {value}").format(
             value=args.iterations))
     try:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     out = Console(highlight=False)
     method = _("exact values (the game is solved)") if result.evaluator == "exact" else _(
-        "estimates of a search ({iterations} simulations per position)").format(iterations=args.iterations)
+        "estimates of a search ({iterations} simulations per position)").format(iterations=result.iterations)
     out.print(_("Analysis of a game of {game}: {method}.").format(game=record.load_game().title, method=method))
     for s in result.steps:
         who = seat_name(s.seat)
@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     out.print("")
     out.print(_("Summary"))
     for row in result.summary:
-        out.print(_("{who}: {moves} moves, {inaccuracies} inaccuracies, {mistakes} mistakes, {blunders} blunders, "
-                    "average loss {loss} points, luck {luck} points").format(
+        out.print(_("{who}: moves: {moves}, inaccuracies: {inaccuracies}, mistakes: {mistakes}, blunders: "
+                    "{blunders}, average loss: {loss} points, luck: {luck} points").format(
             who=seat_name(row["seat"]), moves=row["moves"],
             inaccuracies=row["inaccuracies"], mistakes=row["mistakes"], blunders=row["blunders"],
             loss=f"{100 * row['average_loss']:.1f}", luck=f"{100 * row['luck']:+.1f}"))

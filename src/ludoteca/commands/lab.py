@@ -129,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
                                "(or use --no-report)")) from None
     spec = build(args, sweeps=args.sweep, rotate=args.rotate, fill=False, detail=args.detail)
     games = args.games
-    if args.rotate and games % spec.players:
-        games += spec.players - games % spec.players
+    if args.rotate and games % spec.rotation_period:
+        games += spec.rotation_period - games % spec.rotation_period
     console = Console()
     err = Console(stderr=True)
     if args.estimate:

@@ -14,6 +14,8 @@
   :mod:`~ludoteca.lab.report_html` renders ``report.html`` (Jinja2), :mod:`~ludoteca.lab.plots` its plots;
 * :mod:`~ludoteca.lab.provenance` — what played a run (version, commit, agents' settings and engines);
 * :mod:`~ludoteca.lab.api` — :func:`run` for notebooks and scripts (rows, summary, DataFrame, CSV).
+* :mod:`~ludoteca.lab.balance` — ``ludoteca balance``: the fairest setting found by racing (successive
+  halving with simultaneous intervals).
 
 See ``docs/lab.md``.
 """

@@ -97,8 +97,8 @@ def run(game: str, *, players: int | None = None, agents: str | Sequence[str] = 
         raise ValueError(f"games must be a whole number of 1 or more, not {games!r}")
     spec = build_spec(game, players, list(agents), dict(options or {}), list(sweep), seed, rotate=rotate,
                       detail=detail)
-    if rotate and games % spec.players:
-        games += spec.players - games % spec.players
+    if rotate and games % spec.rotation_period:
+        games += spec.rotation_period - games % spec.rotation_period
     outcome = run_spec(spec, games, out=out, jobs=jobs, backend=backend, address=address, progress=progress)
     summary = summarise(spec, outcome.rows, games)
     made = outcome.extra.get("provenance") or {}

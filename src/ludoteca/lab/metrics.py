@@ -573,16 +573,18 @@ def summarise(spec: RunSpec, rows: Sequence[Row], games: int, counters: Sequence
         lst.sort(key=lambda r: r["game"])
     endings = end_reasons([r for lst in by_variant.values() for r in lst])
     variants: list[dict[str, Any]] = []
-    for variant in spec.variants:
-        summary = summarise_variant(spec, by_variant[variant.key], counters, endings)
-        variants.append({"key": variant.key, "overrides": variant.overrides, "options": variant.options, **summary})
+    for k, variant in enumerate(spec.variants):
+        summary = summarise_variant(spec.for_variant(k), by_variant[variant.key], counters, endings)
+        variants.append({"key": variant.key, "overrides": variant.overrides, "options": variant.options,
+                         "players": spec.players_of(k), **summary})
     comparisons = []
     if len(variants) > 1:
         b = variants[0]
-        for v in variants[1:]:
+        for k, v in enumerate(variants[1:], 1):
             comparisons.append({
                 "variant": v["key"], "baseline": b["key"],
-                "rows": compare(spec, b, by_variant[b["key"]], v, by_variant[v["key"]], counters, endings),
+                "rows": compare(spec.for_comparison(0, k), b, by_variant[b["key"]], v, by_variant[v["key"]], counters,
+                                endings),
             })
     multiple = adjust_for_multiple_comparisons(comparisons) if comparisons else None
     return {

@@ -9,6 +9,12 @@ generic: any option of any game, whatever its type (numbers, words such as
 ``teleport=claim,move`` or ``start_coin=round,game,never``, file paths). A value
 read as a number or a truth value that the game refuses is tried again as the text itself (a
 layout file named ``5``, a word option whose value looks like ``yes``).
+
+The number of players is a sweepable dimension too: ``--sweep players=2,3,4`` (without
+``--players``) plays one variant per count, each with the game's defaults for that count (a
+board cut to it, say). The agents are then one spec for every seat, or one per seat of the
+largest count (a variant with fewer players seats the first ones); ``--rotate`` rounds the games
+up to a multiple of every count.
 """
 
 from __future__ import annotations
@@ -145,10 +151,14 @@ def build_spec(
         except ValueError as exc:
             raise ValueError(f"{key}: {exc}" if parsed else str(exc)) from None
         variants.append(Variant(key, overrides, g.record_options()))
-    n_players = {int(v.options["players"]) for v in variants}
-    if len(n_players) != 1:
-        raise ValueError(_("--sweep cannot change the number of players (the agents are given per seat)"))
-    n = n_players.pop()
+    n_players = sorted({int(v.options["players"]) for v in variants})
+    n = n_players[-1]
+    specs = [a.strip() for a in agents]
+    if len(n_players) > 1 and len(specs) not in (1, n) and not fill:
+        raise ValueError(_(
+            "with the number of players swept, --agents takes one agent for every seat, or one per seat of "
+            "the largest game ({players} players; smaller games seat the first ones), not {agents}").format(
+                players=n, agents=len(specs)))
     lineup = lineup_for(agents, n, fill=fill)
     check_agents(lineup, name)
     if detail < 0:

@@ -41,7 +41,7 @@ def rate_plot(summary: dict[str, Any], which: str, kind: str) -> str:
     fair = 1 / n
     low, high = fair, fair
     for k, v in enumerate(variants):
-        xs = [i + (k - (len(variants) - 1) / 2) * width for i in range(n)]
+        xs = [i + (k - (len(variants) - 1) / 2) * width for i in range(len(v[which]))]
         rates = [e["rate"] for e in v[which]]
         err = [[max(0.0, e["rate"] - e["ci"][0]) for e in v[which]],
                [max(0.0, e["ci"][1] - e["rate"]) for e in v[which]]]

@@ -314,7 +314,8 @@ def print_tables(summary: dict[str, Any], console: Any = None) -> None:
         cells = [str(s)]
         if not summary["rotate"] and len(set(summary["lineup"])) > 1:
             cells.append(summary["lineup"][s])
-        cells += [f"{pct(v['seats'][s]['rate'])} {ci_text(v['seats'][s]['ci'])}" for v in variants]
+        cells += [f"{pct(v['seats'][s]['rate'])} {ci_text(v['seats'][s]['ci'])}" if s < len(v["seats"]) else "—"
+                  for v in variants]
         t.add_row(*cells)
     console.print(t)
     lineup = ", ".join(_("seat {seat}: {agent}").format(seat=s, agent=a) for s, a in enumerate(summary["lineup"]))

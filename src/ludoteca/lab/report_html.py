@@ -130,10 +130,12 @@ def _options(summary: dict[str, Any]) -> dict[str, Any]:
 
 def _seats(summary: dict[str, Any], keys: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     variants, n = summary["variants"], summary["players"]
-    seats = [[str(s), *[f"{pct(v['seats'][s]['rate'])} {ci_text(v['seats'][s]['ci'])}" for v in variants]]
+    seats = [[str(s), *[f"{pct(v['seats'][s]['rate'])} {ci_text(v['seats'][s]['ci'])}" if s < len(v["seats"])
+                        else "—" for v in variants]]
              for s in range(n)]
     orders = [[player_in_order(p) if p < len(ORDINALS) else _("player {number}").format(number=p + 1),
-               *[f"{pct(v['positions'][p]['rate'])} {ci_text(v['positions'][p]['ci'])}" for v in variants]]
+               *[f"{pct(v['positions'][p]['rate'])} {ci_text(v['positions'][p]['ci'])}" if p < len(v["positions"])
+                 else "—" for v in variants]]
               for p in range(n)]
     return _table([_("seat"), *keys], seats), _table([_("play order"), *keys], orders)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
 import queue
 import random
@@ -76,8 +77,11 @@ class RunSpec:
 
     game: str
     players: int
+    """The number of players; with ``--sweep players=…`` the largest of the variants' (each
+    variant's own is :meth:`players_of`)."""
     lineup: tuple[str, ...]
-    """Agent specs, one per seat for game 0 (see :meth:`seating`)."""
+    """Agent specs, one per seat for game 0 (see :meth:`seating`); a variant with fewer players
+    than :attr:`players` seats the first ones."""
     seed: int
     variants: tuple[Variant, ...]
     rotate: bool = False
@@ -107,9 +111,37 @@ class RunSpec:
             object.__setattr__(self, "_fingerprint", json.dumps(self.to_json(), sort_keys=True))
         return self._fingerprint
 
-    def seating(self, i: int) -> list[int]:
-        """Lineup index playing each seat in game ``i``."""
-        n = self.players
+    def players_of(self, v: int) -> int:
+        """The number of players of variant ``v`` (a sweep may change it: ``--sweep players=2,3,4``)."""
+        return int(self.variants[v].options.get("players", self.players))
+
+    @property
+    def player_counts(self) -> list[int]:
+        """The different numbers of players of the variants, in increasing order (one without a
+        sweep of ``players``)."""
+        return sorted({self.players_of(v) for v in range(len(self.variants))})
+
+    @property
+    def rotation_period(self) -> int:
+        """Games in one full rotation of the seats over every variant: the least common multiple
+        of the player counts (``--rotate`` rounds the number of games up to a multiple of it)."""
+        return math.lcm(*self.player_counts)
+
+    def for_variant(self, v: int) -> RunSpec:
+        """The spec of variant ``v`` alone, with its own number of players and the lineup of its
+        seats: what a per-variant summary (seats, positions, agents) reads."""
+        n = self.players_of(v)
+        return RunSpec(self.game, n, self.lineup[:n], self.seed, (self.variants[v],), self.rotate, self.detail)
+
+    def for_comparison(self, v: int, w: int) -> RunSpec:
+        """The spec two variants' rows are compared under: the smaller of their numbers of players
+        (the seats both variants have)."""
+        return self.for_variant(v if self.players_of(v) <= self.players_of(w) else w)
+
+    def seating(self, i: int, players: int | None = None) -> list[int]:
+        """Lineup index playing each seat in game ``i`` (of a variant of ``players`` players;
+        default :attr:`players`)."""
+        n = self.players if players is None else players
         if not self.rotate:
             return list(range(n))
         return [(s + i) % n for s in range(n)]
@@ -146,12 +178,13 @@ def _game_and_probe(spec: RunSpec, v: int) -> tuple[Game, Probe]:
     return hit
 
 
-def setup_game(spec: RunSpec, i: int) -> tuple[int, random.Random, list[str], list[Any]]:
+def setup_game(spec: RunSpec, i: int, players: int | None = None) -> tuple[int, random.Random, list[str], list[Any]]:
     """Game ``i``'s seed, its random generator (it seeds the agents, then draws every chance
-    outcome), the agent spec of each seat and the agents."""
+    outcome), the agent spec of each seat and the agents (``players`` seats: a variant's own
+    number, default the spec's)."""
     gseed = game_seed(spec.seed, i)
     rng = random.Random(gseed)
-    specs = [spec.lineup[k] for k in spec.seating(i)]
+    specs = [spec.lineup[k] for k in spec.seating(i, players)]
     bits = rng.getrandbits
     agents = [_agent_maker(a, spec.game)(seed=bits(63)) for a in specs]
     return gseed, rng, specs, agents
@@ -192,8 +225,8 @@ def play_game(spec: RunSpec, v: int, i: int) -> Row:
     chance nodes only ever give legal actions."""
     game, probe = _game_and_probe(spec, v)
     variant = spec.variants[v]
-    n = spec.players
-    gseed, rng, specs, agents = setup_game(spec, i)
+    n = spec.players_of(v)
+    gseed, rng, specs, agents = setup_game(spec, i, n)
     steps = [a.step for a in agents]
     state = game.new_initial_state()
     chance = 0

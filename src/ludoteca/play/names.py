@@ -18,6 +18,7 @@ AGENT_NAMES: dict[str, str] = {
     "soft": N_("Soft AI"),
     "mcts": N_("Search AI"),
     "strong": N_("Strong AI"),
+    "perfect": N_("Perfect AI"),
 }
 """An AI seat's name by the kind of its agent (the part of its spec before any ``:``)."""
 

@@ -133,7 +133,7 @@ def _resolve_start_coin(value: Any, _resolved: Mapping[str, Any]) -> str:
 
 def _resolve_target(value: Any, resolved: Mapping[str, Any]) -> int:
     """``target``: a whole number of cents the coins can make (a multiple of 5, 5 to 850)."""
-    cents = as_int(5, MOST_COINS)(value, resolved)
+    cents: int = as_int(5, MOST_COINS)(value, resolved)
     if cents % 5:
         raise ValueError(_("expected a multiple of 5 cents (the coins are 5, 10, 20 and 50), got {value}").format(
             value=cents))
@@ -143,7 +143,7 @@ def _resolve_target(value: Any, resolved: Mapping[str, Any]) -> int:
 def _resolve_euros_to_win(value: Any, resolved: Mapping[str, Any]) -> int:
     """``euros_to_win``: 1 or more, with enough 1-euro tokens in the box for every player to come
     one short of it and two to score on the last move (players x (euros - 1) + 2 <= 15)."""
-    euros = as_int(1, EUROS_TOTAL)(value, resolved)
+    euros: int = as_int(1, EUROS_TOTAL)(value, resolved)
     n = int(resolved["players"])
     most = most_euros_to_win(n)
     if euros > most:
@@ -160,7 +160,8 @@ def most_euros_to_win(players: int) -> int:
 
 
 def _resolve_die_face(value: Any, resolved: Mapping[str, Any]) -> int:
-    return as_int(0, 6)(value, resolved)
+    count: int = as_int(0, 6)(value, resolved)
+    return count
 
 
 def _resolve_last_die_face(value: Any, resolved: Mapping[str, Any]) -> int:

@@ -16,7 +16,8 @@ system compiler; see docs/compiled.md). When it is not, :func:`playouts` logs on
 the playouts with the Python engine (the same distribution; other random numbers).
 
 Every option of exactly is supported (``players`` 2-6, ``start_coin``, the rulebook's numbers
-``target``, ``euros_to_win``, ``cap`` and the die's faces, ``turn_limit`` up to 2**31 - 1); :func:`unsupported` names what the compiled engine cannot play.
+``target``, ``euros_to_win``, ``cap`` and the die's faces, ``turn_limit`` up to 2**31 - 1);
+:func:`unsupported` names what the compiled engine cannot play.
 """
 
 from __future__ import annotations

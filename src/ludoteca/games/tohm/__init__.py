@@ -5,7 +5,8 @@ any token to any empty cell, ``3``-``6`` places one of the player's own tokens o
 cell carrying that number. Three or more tokens of one player in a row or column through the
 cell just filled form a *tris*: the tokens go back to their owner, who takes a trophy per
 tris. When the ten trophies are given, most trophies wins. Rules: RULES.md section 3 and
-``docs/rules/tohm.md``.
+``docs/rules/tohm.md``. Every number and switch of the rulebook is an option (``tokens``,
+``trophies``, ``tris``, ``face_1`` .. ``face_6``, ``place_anywhere``), RULES.md's value by default.
 
 Action encoding (``N = rows * cols``, cell index ``i = r * cols + c``):
 
@@ -51,13 +52,24 @@ from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State, as_action_int
 from ludoteca.core.i18n import N_, _
 from ludoteca.core.jsonutil import need_int, per_seat
-from ludoteca.core.options import Option
+from ludoteca.core.options import Option, as_int
 from ludoteca.core.shape import read
 
 TOKENS = 5
-"""Tokens per player (seed)."""
+"""Tokens per player (seed; option ``tokens``)."""
 TROPHIES = 10
-"""Trophies in the game (seed: "10 mostrocoppa")."""
+"""Trophies in the game (seed: "10 mostrocoppa"; option ``trophies``)."""
+TRIS = 3
+"""Tokens in a row that score (seed: a *tris*, three; option ``tris``)."""
+
+NOTHING, REMOVE, MOVE, PLACE, ANY = 0, 1, 2, 3, 4
+"""What a die face does (``TohmGame.face_kind``): nothing (the turn passes; option ``face_<d>``
+off), remove any token (a 1), move any token (a 2), place one of yours on an empty cell carrying the
+face's number (3-6), place one of yours on any empty cell (3-6 with option ``place_anywhere``)."""
+RULEBOOK_KINDS = (NOTHING, REMOVE, MOVE, PLACE, PLACE, PLACE, PLACE)
+"""RULES.md's die by face (index 1 to 6): 1 removes, 2 moves, 3-6 place."""
+RULEBOOK_OPTIONS = frozenset({"tokens", "trophies", "tris", "place_anywhere", *(f"face_{d}" for d in range(1, 7))})
+"""The rulebook's numbers and switches as options: left out of records at RULES.md's values."""
 
 DEFAULT_BOARD: tuple[tuple[int, ...], ...] = (
     (3, 4, 5, 6, 4),
@@ -232,6 +244,39 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+# --- the rulebook's numbers ----------------------------------------------------------------
+
+def _resolve_tris(value: Any, resolved: Mapping[str, Any]) -> int:
+    """``tris``: 2 or more tokens in a row, no longer than the board's longer side and no more than
+    a player's tokens (else no tris could ever be made)."""
+    length: int = as_int(2, MAX_SIDE)(value, resolved)
+    grid = resolved["layout"]
+    side = max(len(grid), len(grid[0]))
+    if length > side:
+        raise ValueError(_("a tris of {length} does not fit on a board of {rows}x{cols}").format(
+            length=length, rows=len(grid), cols=len(grid[0])))
+    if length > resolved["tokens"]:
+        raise ValueError(_("a tris of {length} needs at least {length} tokens per player, not {tokens}").format(
+            length=length, tokens=resolved["tokens"]))
+    return length
+
+
+FACE_WORDS = {1: ("a 1 removes a token", "a roll of 1 takes any token off the board, back to its owner; off: "
+                                           "nothing happens and the turn passes"),
+              2: ("a 2 moves a token", "a roll of 2 moves any token to any empty cell; off: nothing happens and the "
+                                       "turn passes")}
+"""The label and help of ``face_1`` and ``face_2``; faces 3 to 6 share :data:`PLACE_WORDS`."""
+PLACE_WORDS = "a roll of {d} places a token on an empty cell; off: nothing happens and the turn passes"
+
+
+def _face_option(d: int) -> Option:
+    """``face_<d>``: whether the die's face ``d`` does what RULES.md says (1 removes, 2 moves, 3-6
+    place); off, the face does nothing and the turn passes."""
+    label, help_text = FACE_WORDS.get(d, (f"a {d} places a token", PLACE_WORDS.format(d=d)))
+    return Option(f"face_{d}", f"whether a roll of {d} does what RULES.md says (false: nothing, the turn passes)",
+                  True, kind="bool", label=label, help=help_text)
+
+
 # --- the game ---------------------------------------------------------------------------
 
 class TohmGame(Game):
@@ -262,6 +307,18 @@ class TohmGame(Game):
                  "as a list of rows; the whole grid is then the board",
             default_label="the board of the rules, cut to the number of players",
         ),
+        Option("tokens", "tokens per player (RULES.md: 5)", TOKENS, kind="int", low=1, high=25,
+               label="tokens per player", help="how many tokens each player has"),
+        Option("trophies", "trophies in the box; the game ends when all are given (RULES.md: 10)", TROPHIES,
+               kind="int", low=1, high=100, label="trophies",
+               help="the trophies in the box; the game ends when the last one is given"),
+        Option("tris", "tokens of one player in a row or column that score (RULES.md: 3, a tris)", TRIS,
+               _resolve_tris, kind="int", low=2, high=MAX_SIDE, label="tokens in a row",
+               help="how many tokens of one player in a row or column score; no longer than the board"),
+        *(_face_option(d) for d in range(1, 7)),
+        Option("place_anywhere", "a roll of 3 to 6 places on any empty cell, whatever its number (RULES.md: false, "
+               "on a cell carrying the number rolled)", False, kind="bool", label="place anywhere",
+               help="a roll of 3 to 6 places a token on any empty cell, whatever its number"),
         Option(
             "turn_limit",
             "the game ends after this many player turns; the leaders by trophies share the win",
@@ -280,6 +337,13 @@ class TohmGame(Game):
         self.cols = cols = len(grid[0])
         self.n_cells = n = rows * cols
         self.turn_limit: int = self.options["turn_limit"]
+        self.tokens: int = self.options["tokens"]
+        self.trophies_total: int = self.options["trophies"]
+        self.tris_length: int = self.options["tris"]
+        place = ANY if self.options["place_anywhere"] else PLACE
+        self.face_kind: tuple[int, ...] = (NOTHING, *(
+            (place if d >= 3 else RULEBOOK_KINDS[d]) if self.options[f"face_{d}"] else NOTHING for d in range(1, 7)))
+        """What each die face does (index 1 to 6): NOTHING, REMOVE, MOVE, PLACE or ANY."""
         self.numbers: tuple[int, ...] = tuple(x for row in grid for x in row)
         # cells carrying each die number (index = die face; 1 and 2 carry none)
         self.cells_of: tuple[tuple[int, ...], ...] = tuple(
@@ -313,11 +377,22 @@ class TohmGame(Game):
         return 7
 
     def record_options(self) -> dict[str, Any]:
-        return {
+        """Players, layout, turn limit, and the rulebook's numbers and faces only where they differ
+        from RULES.md's (records written before those options existed stay as they were)."""
+        out: dict[str, Any] = {
             "players": self.num_players,
             "layout": [list(row) for row in self.layout],
             "turn_limit": self.turn_limit,
         }
+        for opt in self.OPTIONS:
+            if opt.name in RULEBOOK_OPTIONS and self.options[opt.name] != opt.default:
+                out[opt.name] = self.options[opt.name]
+        return out
+
+    def rulebook_changes(self) -> list[str]:
+        """The rulebook's options (tokens, trophies, tris length, die faces) set to other values than
+        RULES.md's: empty for the rulebook's game (what a solver or table of the default rules needs)."""
+        return [o.name for o in self.OPTIONS if o.name in RULEBOOK_OPTIONS and self.options[o.name] != o.default]
 
     # --- cells -----------------------------------------------------------------------
     def cell(self, r: int, c: int) -> int:
@@ -351,11 +426,11 @@ class TohmState(State):
         super().__init__(game)
         n = game.num_players
         self.board: list[int] = [-1] * game.n_cells
-        self.supply: list[int] = [TOKENS] * n
+        self.supply: list[int] = [game.tokens] * n
         self.filled = 0
         """Tokens on the board."""
         self.trophies: list[int] = [0] * n
-        self.trophies_left = TROPHIES
+        self.trophies_left = game.trophies_total
         self.to_move = 0
         self.phase = ROLL
         self.roll: int | None = None
@@ -377,19 +452,23 @@ class TohmState(State):
             return []
         d: int = self.roll  # type: ignore[assignment]  # the die of phase act
         b = self.board
-        if d >= 3:
+        kind = g.face_kind[d]
+        if kind == PLACE:
             if self.supply[self.to_move]:
                 acts = [a for i, a in zip(g.cells_of[d], g.place_of[d], strict=True) if b[i] < 0]
                 if acts:
                     return acts
             return [g.pass_id]
         filled = self.filled
-        if d == 1:
+        if kind == ANY:
+            if self.supply[self.to_move] and filled < g.n_cells:
+                return [g.place0 + i for i, o in enumerate(b) if o < 0]
+            return [g.pass_id]
+        if kind == REMOVE:
             if filled:
                 return [a for a, o in zip(g.remove_ids, b, strict=True) if o >= 0]
             return [g.pass_id]
-        # d == 2
-        if 0 < filled < g.n_cells:
+        if kind == MOVE and 0 < filled < g.n_cells:
             empty = [i for i, o in enumerate(b) if o < 0]
             out: list[int] = []
             move_ids = g.move_ids
@@ -453,8 +532,10 @@ class TohmState(State):
             self._cur = CHANCE
 
     def _score(self, i: int, owner: int, mover: int) -> None:
-        """Tris through cell ``i`` just filled by a token of ``owner`` (RULES.md "Tris")."""
+        """Tris through cell ``i`` just filled by a token of ``owner`` (RULES.md "Tris"; three or
+        more, option ``tris``)."""
         g = self.game
+        length = g.tris_length
         b = self.board
         row = [i]
         for x in g.left[i]:
@@ -476,10 +557,10 @@ class TohmState(State):
             col.append(x)
         tris = 0
         gone: list[int] = []
-        if len(row) >= 3:
+        if len(row) >= length:
             tris += 1
             gone = row
-        if len(col) >= 3:
+        if len(col) >= length:
             tris += 1
             gone = gone + col[1:] if gone else col
         if not tris:
@@ -492,7 +573,7 @@ class TohmState(State):
         self.filled -= k
         given = tris if tris <= self.trophies_left else self.trophies_left
         if self._events is not None:
-            self._emit_tris(owner, mover, row if len(row) >= 3 else None, col if len(col) >= 3 else None)
+            self._emit_tris(owner, mover, row if len(row) >= length else None, col if len(col) >= length else None)
         self.trophies[owner] += given
         self.trophies_left -= given
         self.n_tris += tris
@@ -802,12 +883,13 @@ def _state_from_json(game: TohmGame, data: Mapping[str, Any]) -> TohmState:
         raise ValueError(f"the position has {pos['players']} players but this game has {n}")
     _check_layout(game, pos)
     board = _board_from_json(game, pos)
-    supply = per_seat(pos["supply"], "supply", n, 0, TOKENS)
-    _check_tokens(board, supply, n)
-    trophies = per_seat(pos["trophies"], "trophies", n, 0, TROPHIES)
-    left = need_int(pos["trophies_left"], "trophies_left", 0, TROPHIES)
-    if sum(trophies) + left != TROPHIES:
-        raise ValueError(f"trophies given ({sum(trophies)}) plus trophies_left ({left}) must be {TROPHIES}")
+    tokens, total = game.tokens, game.trophies_total
+    supply = per_seat(pos["supply"], "supply", n, 0, tokens)
+    _check_tokens(board, supply, n, tokens)
+    trophies = per_seat(pos["trophies"], "trophies", n, 0, total)
+    left = need_int(pos["trophies_left"], "trophies_left", 0, total)
+    if sum(trophies) + left != total:
+        raise ValueError(f"trophies given ({sum(trophies)}) plus trophies_left ({left}) must be {total}")
     phase = PHASES.index(pos["phase"])
     to_move = pos["to_move"]
     if phase != OVER:
@@ -826,7 +908,7 @@ def _state_from_json(game: TohmGame, data: Mapping[str, Any]) -> TohmState:
     state = TohmState(game)
     state.board = board
     state.supply = supply
-    state.filled = TOKENS * n - sum(supply)
+    state.filled = tokens * n - sum(supply)
     state.trophies = trophies
     state.trophies_left = left
     state.to_move = to_move
@@ -872,15 +954,15 @@ def _board_from_json(game: TohmGame, pos: PositionJson) -> list[int]:
     return board
 
 
-def _check_tokens(board: list[int], supply: list[int], n: int) -> None:
-    """Each player's five tokens are on the board or in supply."""
+def _check_tokens(board: list[int], supply: list[int], n: int, tokens: int = TOKENS) -> None:
+    """Each player's five tokens (option ``tokens``) are on the board or in supply."""
     for p in range(n):
         on_board = board.count(p)
-        if on_board > TOKENS:
-            raise ValueError(f"player {p} has {on_board} tokens on the board; a player has only {TOKENS}")
-        if on_board + supply[p] != TOKENS:
+        if on_board > tokens:
+            raise ValueError(f"player {p} has {on_board} tokens on the board; a player has only {tokens}")
+        if on_board + supply[p] != tokens:
             raise ValueError(
-                f"player {p} has {on_board} tokens on the board and {supply[p]} in supply; they must add up to {TOKENS}"
+                f"player {p} has {on_board} tokens on the board and {supply[p]} in supply; they must add up to {tokens}"
             )
 
 

@@ -14,8 +14,11 @@ cdef enum:
     MAXC = 100      # most cells (MAX_SIDE 10 x 10)
     MAX_ACTIONS = MAXC * MAXC   # bound on legal actions at a decision (moves: filled x empty <= 2500) and outcomes
     MAXP = 5        # most players
-    NTOKENS = 5
-    NTROPHIES = 10
+    K_NOTHING = 0   # what a die face does (TohmGame.face_kind): NOTHING, REMOVE, MOVE, PLACE, ANY
+    K_REMOVE = 1
+    K_MOVE = 2
+    K_PLACE = 3
+    K_ANY = 4
     P_ROLL = 0
     P_ACT = 1
     P_OVER = 2
@@ -36,6 +39,11 @@ cdef struct Gm:
     int move0
     int pass_id
     int numbers[MAXC]
+    int tokens      # options tokens, trophies, tris (RULES.md: 5, 10, 3)
+    int trophies
+    int tris
+    int kind[7]     # what each die face does (index 1 to 6; options face_1 .. face_6)
+    int movers      # faces that move a token
 
 
 cdef struct St:
@@ -95,17 +103,17 @@ cdef inline void _score(const Gm* g, St* s, int i, int owner, int mover) noexcep
     cdef int tris = 0
     cdef int k = 0
     cdef int x
-    if hi - lo + 1 >= 3:
+    if hi - lo + 1 >= g.tris:
         tris += 1
         for x in range(lo, hi + 1):
             b[r * cols + x] = -1
         k += hi - lo + 1
-    if dn - up + 1 >= 3:
+    if dn - up + 1 >= g.tris:
         tris += 1
         for x in range(up, dn + 1):
             b[x * cols + c] = -1
         k += dn - up + 1
-        if hi - lo + 1 >= 3:
+        if hi - lo + 1 >= g.tris:
             k -= 1          # the shared cell goes back once
     if tris == 0:
         return
@@ -169,7 +177,7 @@ cdef inline void _apply(const Gm* g, St* s, int action) noexcept nogil:
 
 cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
     """TohmState._legal_actions into ``out`` (room for MAXC * MAXC ids); returns the count."""
-    cdef int k = 0, i, f, t, d, ne
+    cdef int k = 0, i, f, t, d, ne, kind
     cdef int empty[MAXC]
     if s.phase == P_ROLL:
         for i in range(6):
@@ -178,17 +186,18 @@ cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
     if s.phase == P_OVER:
         return 0
     d = s.roll
-    if d >= 3:
+    kind = g.kind[d]
+    if kind == K_PLACE or kind == K_ANY:
         if s.supply[s.to_move]:
             for i in range(g.n):
-                if g.numbers[i] == d and s.board[i] < 0:
+                if (kind == K_ANY or g.numbers[i] == d) and s.board[i] < 0:
                     out[k] = 7 + i
                     k += 1
             if k:
                 return k
         out[0] = g.pass_id
         return 1
-    if d == 1:
+    if kind == K_REMOVE:
         if s.filled:
             for i in range(g.n):
                 if s.board[i] >= 0:
@@ -197,7 +206,7 @@ cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
             return k
         out[0] = g.pass_id
         return 1
-    if 0 < s.filled < g.n:
+    if kind == K_MOVE and 0 < s.filled < g.n:
         ne = 0
         for i in range(g.n):
             if s.board[i] < 0:
@@ -216,26 +225,29 @@ cdef int _legal(const Gm* g, const St* s, int* out) noexcept nogil:
 cdef int _random_action(const Gm* g, const St* s, uint64_t* rng) noexcept nogil:
     """A uniformly random legal action (a fair die at a roll), without listing the actions:
     the same distribution as ``legal[randrange(len(legal))]`` over :func:`_legal`'s list."""
-    cdef int d, i, k, m, ne, nf, j, f, t
+    cdef int d, i, k, m, ne, nf, j, f, t, kind
     if s.phase == P_ROLL:
         return _chance(g, s, rng)
     d = s.roll
-    if d >= 3:
+    kind = g.kind[d]
+    if kind == K_PLACE or kind == K_ANY:
         if s.supply[s.to_move]:
             m = 0
             for i in range(g.n):
-                if g.numbers[i] == d and s.board[i] < 0:
+                if (kind == K_ANY or g.numbers[i] == d) and s.board[i] < 0:
                     m += 1
             if m:
                 k = _below(rng, m)
                 for i in range(g.n):
-                    if g.numbers[i] == d and s.board[i] < 0:
+                    if (kind == K_ANY or g.numbers[i] == d) and s.board[i] < 0:
                         if k == 0:
                             return 7 + i
                         k -= 1
         return g.pass_id
+    if kind == K_NOTHING:
+        return g.pass_id
     nf = s.filled
-    if d == 1:
+    if kind == K_REMOVE:
         if nf:
             k = _below(rng, nf)
             for i in range(g.n):
@@ -314,7 +326,7 @@ cdef inline bint _run_through(const Gm* g, const int* b, int i, int p) noexcept 
     while x < cols and b[r * cols + x] == p:
         n += 1
         x += 1
-    if n >= 3:
+    if n >= g.tris:
         return True
     n = 1
     x = r - 1
@@ -325,7 +337,7 @@ cdef inline bint _run_through(const Gm* g, const int* b, int i, int p) noexcept 
     while x < g.rows and b[x * cols + c] == p:
         n += 1
         x += 1
-    return n >= 3
+    return n >= g.tris
 
 
 cdef double _score_chance(const Gm* g, int* b, const St* s, int p) noexcept nogil:
@@ -344,9 +356,12 @@ cdef double _score_chance(const Gm* g, int* b, const St* s, int p) noexcept nogi
         for i in range(7):
             seen[i] = False
         for i in range(ncells):
-            if not seen[g.numbers[cells[i]]]:
-                seen[g.numbers[cells[i]]] = True
+            seen[g.numbers[cells[i]]] = True
+        for i in range(1, 7):
+            if (g.kind[i] == K_PLACE and seen[i]) or g.kind[i] == K_ANY:
                 faces += 1
+    if g.movers == 0:
+        return faces / 6.0
     for i in range(ncells):       # a 2: move a token of p from elsewhere onto a threat cell
         e = cells[i]
         for f in range(g.n):
@@ -355,14 +370,14 @@ cdef double _score_chance(const Gm* g, int* b, const St* s, int p) noexcept nogi
                 good = _run_through(g, b, e, p)
                 b[f] = p
                 if good:
-                    return (faces + 1) / 6.0
+                    return (faces + g.movers) / 6.0
     return faces / 6.0
 
 
 cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
     """heuristic.value: winning chances per seat, a softmax of trophies plus promise (the
     returns at the end). Used by the compiled search to score a rollout cut short."""
-    cdef int p, q, r, c, i, o0, o1, o2, order, n = g.players, cols = g.cols
+    cdef int p, q, r, c, i, j, o, own, empty, order, n = g.players, cols = g.cols, L = g.tris
     cdef double sc[MAXP]
     cdef int builds[MAXP]
     cdef int b[MAXC]
@@ -374,30 +389,37 @@ cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
         b[i] = s.board[i]
     for p in range(n):
         builds[p] = 0
-    for r in range(g.rows):               # windows of three cells in a line (heuristic._windows)
-        for c in range(cols - 2):
+    # windows of a tris's length in a line (heuristic._windows): one empty cell, the rest one owner's
+    for r in range(g.rows):
+        for c in range(cols - L + 1):
             i = r * cols + c
-            o0 = b[i]
-            o1 = b[i + 1]
-            o2 = b[i + 2]
-            if o0 < 0 and o1 >= 0 and o1 == o2:
-                builds[o1] += 1
-            elif o1 < 0 and o0 >= 0 and o0 == o2:
-                builds[o0] += 1
-            elif o2 < 0 and o0 >= 0 and o0 == o1:
-                builds[o0] += 1
-    for r in range(g.rows - 2):
+            own = -1
+            empty = 0
+            for j in range(L):
+                o = b[i + j]
+                if o < 0:
+                    empty += 1
+                elif own < 0:
+                    own = o
+                elif o != own:
+                    empty = -L          # two owners: no build
+            if empty == 1 and own >= 0:
+                builds[own] += 1
+    for r in range(g.rows - L + 1):
         for c in range(cols):
             i = r * cols + c
-            o0 = b[i]
-            o1 = b[i + cols]
-            o2 = b[i + 2 * cols]
-            if o0 < 0 and o1 >= 0 and o1 == o2:
-                builds[o1] += 1
-            elif o1 < 0 and o0 >= 0 and o0 == o2:
-                builds[o0] += 1
-            elif o2 < 0 and o0 >= 0 and o0 == o1:
-                builds[o0] += 1
+            own = -1
+            empty = 0
+            for j in range(L):
+                o = b[i + j * cols]
+                if o < 0:
+                    empty += 1
+                elif own < 0:
+                    own = o
+                elif o != own:
+                    empty = -L
+            if empty == 1 and own >= 0:
+                builds[own] += 1
     for p in range(n):
         order = p - s.to_move
         if order < 0:
@@ -430,13 +452,16 @@ cdef class CState:
     cdef public long long last_actions
     cdef public tuple last_stats
 
-    def __init__(self, int rows, int cols, numbers, int players, int turn_limit):
+    def __init__(self, int rows, int cols, numbers, int players, int turn_limit, int tokens=5, int trophies=10,
+                 int tris=3, kinds=(0, 1, 2, 3, 3, 3, 3)):
         if not (3 <= rows and 3 <= cols and rows * cols <= MAXC):
             raise ValueError(f"board {rows}x{cols} is beyond the compiled engine ({MAXC} cells)")
         if not 2 <= players <= MAXP:
             raise ValueError(f"{players} players is beyond the compiled engine (2 to {MAXP})")
         if len(numbers) != rows * cols:
             raise ValueError("numbers must hold rows * cols cells")
+        if tokens < 1 or trophies < 1 or tris < 2 or len(kinds) != 7 or any(not 0 <= k <= K_ANY for k in kinds):
+            raise ValueError("tokens and trophies 1 or more, tris 2 or more, kinds of faces 0 to 4 for faces 0 to 6")
         cdef int n = rows * cols
         self.g.rows = rows
         self.g.cols = cols
@@ -447,15 +472,23 @@ cdef class CState:
         self.g.move0 = 7 + 2 * n
         self.g.pass_id = 7 + 2 * n + n * n
         cdef int i
+        self.g.tokens = tokens
+        self.g.trophies = trophies
+        self.g.tris = tris
+        self.g.movers = 0
+        for i in range(7):
+            self.g.kind[i] = kinds[i]
+            if i and kinds[i] == K_MOVE:
+                self.g.movers += 1
         for i in range(n):
             self.g.numbers[i] = numbers[i]
         for i in range(n):
             self.s.board[i] = -1
         for i in range(MAXP):
-            self.s.supply[i] = NTOKENS if i < players else 0
+            self.s.supply[i] = tokens if i < players else 0
             self.s.trophies[i] = 0
         self.s.filled = 0
-        self.s.trophies_left = NTROPHIES
+        self.s.trophies_left = trophies
         self.s.to_move = 0
         self.s.phase = P_ROLL
         self.s.roll = 0

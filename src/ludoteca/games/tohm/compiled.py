@@ -37,8 +37,9 @@ except ImportError:  # not built (no compiler at install time): the Python engin
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_OPTIONS = frozenset({"players", "layout", "turn_limit"})
-"""The options the compiled engine plays (all of TOHM's today)."""
+SUPPORTED_OPTIONS = frozenset({"players", "layout", "turn_limit", "tokens", "trophies", "tris", "place_anywhere",
+                               "face_1", "face_2", "face_3", "face_4", "face_5", "face_6"})
+"""The options the compiled engine plays (all of TOHM's)."""
 
 _warned = False
 
@@ -89,7 +90,8 @@ class CompiledState(CompiledView[TohmGame]):
         reason = unsupported(game)
         if reason:
             raise RuntimeError(reason)
-        core = _compiled.CState(game.rows, game.cols, list(game.numbers), game.num_players, game.turn_limit)
+        core = _compiled.CState(game.rows, game.cols, list(game.numbers), game.num_players, game.turn_limit,
+                                game.tokens, game.trophies_total, game.tris_length, list(game.face_kind))
         core.load(state.board, state.supply, state.trophies, state.trophies_left, state.to_move, state.phase,
                   state.roll, state.turn,
                   (state.n_tris, state.n_tris_others, state.n_trophies, state.n_removes, state.n_moves,

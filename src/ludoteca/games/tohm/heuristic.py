@@ -20,7 +20,7 @@ import random
 
 from ludoteca.core.choice import best_of
 from ludoteca.core.game import Action
-from ludoteca.games.tohm import OVER, TohmGame, TohmState
+from ludoteca.games.tohm import ANY, MOVE, OVER, PLACE, TohmGame, TohmState
 
 NEXT_W = 1.0
 """Weight of the next player's chance to score (they roll before anyone can react)."""
@@ -34,6 +34,7 @@ BUILD_W = 0.04
 
 def _run_through(g: TohmGame, b: list[int], i: int, p: int) -> bool:
     """Whether a token of ``p`` on cell ``i`` makes a tris (``b[i]`` is ignored)."""
+    length = g.tris_length
     n = 1
     for x in g.left[i]:
         if b[x] != p:
@@ -43,7 +44,7 @@ def _run_through(g: TohmGame, b: list[int], i: int, p: int) -> bool:
         if b[x] != p:
             break
         n += 1
-    if n >= 3:
+    if n >= length:
         return True
     n = 1
     for x in g.up[i]:
@@ -54,7 +55,7 @@ def _run_through(g: TohmGame, b: list[int], i: int, p: int) -> bool:
         if b[x] != p:
             break
         n += 1
-    return n >= 3
+    return n >= length
 
 
 def threat_cells(g: TohmGame, b: list[int], p: int) -> list[int]:
@@ -68,9 +69,13 @@ def score_chance(g: TohmGame, b: list[int], supply: list[int], p: int) -> tuple[
     if not cells:
         return 0.0, 0
     faces = 0
+    kinds = g.face_kind
     if supply[p]:
         numbers = {g.numbers[i] for i in cells}
-        faces += len(numbers)
+        faces += sum(1 for d in range(1, 7) if (kinds[d] == PLACE and d in numbers) or kinds[d] == ANY)
+    movers = sum(1 for d in range(1, 7) if kinds[d] == MOVE)
+    if not movers:
+        return faces / 6.0, len(cells)
     # a 2: move a token of p from elsewhere onto a threat cell, keeping the run
     own = [i for i, o in enumerate(b) if o == p]
     ok = False
@@ -85,38 +90,38 @@ def score_chance(g: TohmGame, b: list[int], supply: list[int], p: int) -> tuple[
         if ok:
             break
     if ok:
-        faces += 1
+        faces += movers
     return faces / 6.0, len(cells)
 
 
-_WINDOWS: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
-"""The windows of three cells in a line, by board size (rows, cols)."""
+_WINDOWS: dict[tuple[int, int, int], list[tuple[int, ...]]] = {}
+"""The windows of a tris's length (three cells by default) in a line, by (rows, cols, length)."""
 
 
-def _windows(g: TohmGame) -> list[tuple[int, int, int]]:
-    rows, cols = g.rows, g.cols
-    wins = _WINDOWS.get((rows, cols))
+def _windows(g: TohmGame) -> list[tuple[int, ...]]:
+    rows, cols, length = g.rows, g.cols, g.tris_length
+    wins = _WINDOWS.get((rows, cols, length))
     if wins is None:
         wins = []
         for r in range(rows):
-            for c in range(cols - 2):
+            for c in range(cols - length + 1):
                 i = r * cols + c
-                wins.append((i, i + 1, i + 2))
-        for r in range(rows - 2):
+                wins.append(tuple(i + k for k in range(length)))
+        for r in range(rows - length + 1):
             for c in range(cols):
                 i = r * cols + c
-                wins.append((i, i + cols, i + 2 * cols))
-        _WINDOWS[rows, cols] = wins
+                wins.append(tuple(i + k * cols for k in range(length)))
+        _WINDOWS[rows, cols, length] = wins
     return wins
 
 
 def _builds(g: TohmGame, b: list[int], n: int) -> list[int]:
-    """Per seat: windows of three cells holding exactly two of their tokens and no other."""
+    """Per seat: windows of a tris's length holding one empty cell and the rest their tokens (two
+    of three by default)."""
     out = [0] * n
     for w in _windows(g):
-        o0, o1, o2 = b[w[0]], b[w[1]], b[w[2]]
-        owners = [o for o in (o0, o1, o2) if o >= 0]
-        if len(owners) == 2 and owners[0] == owners[1]:
+        owners = [b[x] for x in w if b[x] >= 0]
+        if len(owners) == len(w) - 1 and all(o == owners[0] for o in owners):
             out[owners[0]] += 1
     return out
 
@@ -184,9 +189,9 @@ def rollout(state: TohmState, rng: random.Random) -> Action:
     g = state.game
     b = state.board
     p = state.to_move
-    d = state.roll or 0  # the die of phase act (never None at a decision)
+    kind = g.face_kind[state.roll or 0]  # the die of phase act (never None at a decision)
     n = g.n_cells
-    if d >= 3:
+    if kind in (PLACE, ANY):
         place0 = g.place0
         for a in legal:
             if _run_through(g, b, a - place0, p):
@@ -196,7 +201,7 @@ def rollout(state: TohmState, rng: random.Random) -> Action:
                 for a in legal:
                     if _run_through(g, b, a - place0, q):
                         return a
-    elif d == 2:
+    elif kind == MOVE:
         cells = threat_cells(g, b, p)
         if cells:
             move0 = g.move0

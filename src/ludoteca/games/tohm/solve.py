@@ -76,6 +76,11 @@ def unsupported(game: Game) -> str:
     if game.num_players != 2 or (game.rows, game.cols) != (3, 3):
         return _("TOHM is solved for two players on a 3x3 board only, not {players} players on {rows}x{cols}").format(
             players=game.num_players, rows=game.rows, cols=game.cols)
+    standard = TohmGame(players=2, layout=[list(row) for row in game.layout]).options
+    changed = sorted(k for k, v in game.options.items() if k not in ("layout", "turn_limit") and v != standard.get(k))
+    if changed:
+        return _("TOHM is solved with the rules' own numbers and die only, not with the option(s) {options}").format(
+            options=", ".join(changed))
     if _packaged(layout_key(game)) is None and _solve is None and not _cache_path(layout_key(game)).is_file():
         return _("this TOHM board is not solved yet and the compiled solver is not built (see docs/compiled.md)")
     return ""
@@ -210,6 +215,7 @@ class Solution:
         for action in state.legal_actions():
             after = state.clone()
             after.apply_unchecked(action)
+            assert isinstance(after, TohmState)
             out[action] = self.after_value(after, p)
         return out
 

@@ -66,8 +66,8 @@ from ludoteca.core.constants import CHANCE, TERMINAL
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.events import Event
 from ludoteca.core.game import Counter, Game, State, Worlds
-from ludoteca.core.i18n import N_
-from ludoteca.core.options import Choice, Option
+from ludoteca.core.i18n import N_, _
+from ludoteca.core.options import Choice, Option, as_int
 from ludoteca.core.shape import Between, read
 
 DIRS = ("N", "E", "S", "W")
@@ -183,6 +183,35 @@ def _size_default(resolved: Mapping[str, Any]) -> int:
     return DEFAULT_SIZE[resolved["players"]]
 
 
+INCOME_EVERY = 3
+"""Rounds between two income rolls (seed: "every third round"; option ``income_every``)."""
+INCOME_FACES = (None, 2, 2, 2, 3, 3, 4)
+"""The card value each income die face gives (seed: 1-3 +2, 4-5 +3, 6 +4; options ``income_1`` ..)."""
+RULEBOOK_OPTIONS = frozenset({"start_0", "start_2", "start_3", "start_4", "income_every", "elimination_cards",
+                              "most_dice", "teleports", *(f"income_{f}" for f in range(1, 7))})
+"""The rulebook's numbers and switches as options: left out of records at RULES.md's values."""
+
+
+def _resolve_card_value(value: Any, resolved: Mapping[str, Any]) -> int:
+    """An income face's card: one of the card values 0, 2, 3, 4."""
+    card: int = as_int(0, 4)(value, resolved)
+    if card not in CARD_INDEX:
+        raise ValueError(_("expected a card value, 0, 2, 3 or 4, got {value}").format(value=card))
+    return card
+
+
+def _start_option(value: int) -> Option:
+    return Option(f"start_{value}", f"+{value} cards each player starts with (RULES.md: 1)", 1, kind="int", low=0,
+                  high=9, label=f"+{value} cards at the start", help=f"how many +{value} cards each player starts with")
+
+
+def _income_option(face: int) -> Option:
+    return Option(f"income_{face}", f"the card value (0, 2, 3 or 4) every player gains on an income roll of {face} "
+                  f"(RULES.md: {INCOME_FACES[face]})", INCOME_FACES[face], _resolve_card_value, kind="int", low=0,
+                  high=4, label=f"income on a {face}",
+                  help=f"the card every player gains when the income die shows {face}: 0, 2, 3 or 4")
+
+
 class TriGame(Game):
     """TRI: conquer triangles on a toroidal board; dice plus secret cards decide battles."""
 
@@ -217,6 +246,20 @@ class TriGame(Game):
                                "you take an empty triangle anywhere; the square stays closed"),
                         Choice("move", "move one of its units",
                                "one of the square's four units moves to an empty triangle; the square opens"))),
+        Option("teleports", "whether a closed square gives a teleport at all (RULES.md: true)", True, kind="bool",
+               label="teleports", help="whether each closed square gives its owner one teleport"),
+        *(_start_option(v) for v in CARD_VALUES),
+        Option("income_every", "rounds between income rolls; 0: never (RULES.md: 3)", INCOME_EVERY, kind="int",
+               low=0, high=50, label="income every",
+               help="every how many rounds the income die is rolled; 0 means never"),
+        *(_income_option(f) for f in range(1, 7)),
+        Option("elimination_cards", "whether the remaining players gain cards at each elimination (RULES.md: "
+               "+2 and +3 after the first, two +2 and a +4 after the second)", True, kind="bool",
+               label="cards at each elimination",
+               help="whether the remaining players gain cards when a player is out"),
+        Option("most_dice", "the most dice an attacker rolls: one per own unit next to the target, at most this "
+               "many (RULES.md: 3, every unit)", 3, kind="int", low=1, high=3, label="most attack dice",
+               help="an attacker rolls one die per own unit next to the target, at most this many"),
     )
 
     size: int
@@ -247,6 +290,14 @@ class TriGame(Game):
         self.ties_attacker = self.options["ties"] == "attacker"
         self.turn_limit = self.options["turn_limit"]
         self.teleport_move = self.options["teleport"] == "move"
+        self.teleports: bool = self.options["teleports"]
+        self.start_hand: tuple[int, ...] = tuple(self.options[f"start_{v}"] for v in CARD_VALUES)
+        """Cards each player starts with, as counts per CARD_VALUES."""
+        self.income_every: int = self.options["income_every"]
+        self.income_card: tuple[int, ...] = (0, *(CARD_INDEX[self.options[f"income_{f}"]] for f in range(1, 7)))
+        """The card (index into CARD_VALUES) each income die face gives (index 1 to 6)."""
+        self.elimination_cards: bool = self.options["elimination_cards"]
+        self.most_dice: int = self.options["most_dice"]
         self.T = T = 4 * n * n
         self.S = S = n * n
         self.PLACE = P0 = PLAYER0
@@ -286,7 +337,14 @@ class TriGame(Game):
         options = dict(self.options)
         if options["teleport"] == "claim":
             del options["teleport"]
+        for opt in self.OPTIONS:
+            if opt.name in RULEBOOK_OPTIONS and options[opt.name] == opt.default:
+                del options[opt.name]
         return options
+
+    def rulebook_changes(self) -> list[str]:
+        """The rulebook's options set to other values than RULES.md's (empty: the rulebook's game)."""
+        return [o.name for o in self.OPTIONS if o.name in RULEBOOK_OPTIONS and self.options[o.name] != o.default]
 
     def teleport_action(self, square: int, side: int, target: int) -> int:
         """The int of a teleport from ``square`` to triangle ``target``; ``side`` (0..3 for N, E,
@@ -368,7 +426,7 @@ class TriState(State):
         n = game.num_players
         self.owner: list[int] = [-1] * game.T
         self.owned: list[set[int]] = [set() for _ in range(n)]
-        self.hands: list[list[int]] = [list(START_HAND) for _ in range(n)]
+        self.hands: list[list[int]] = [list(game.start_hand) for _ in range(n)]
         self.alive: list[bool] = [True] * n
         self.n_alive: int = n
         self.empty: int = game.T
@@ -448,7 +506,7 @@ class TriState(State):
                 o = owner[b]
                 if not (o == owner[b + 1] == owner[b + 2] == owner[b + 3]):
                     res.append(base + u)
-        if corners and self.empty:
+        if corners and self.empty and g.teleports:
             used = self.used
             squares = [t >> 2 for t in corners
                        if not used[t >> 2] and owner[t + 1] == p and owner[t + 2] == p
@@ -496,8 +554,7 @@ class TriState(State):
             self._end_turn()
         elif ph == INCOME:
             face = a - INCOME0
-            card = INCOME_CARD[face]
-            assert card is not None
+            card = self.game.income_card[face]
             hands = self.hands
             for s, alive in enumerate(self.alive):
                 if alive:
@@ -530,6 +587,8 @@ class TriState(State):
             for u in g.NB[t]:
                 if owner[u] == p:
                     k += 1
+            if k > g.most_dice:
+                k = g.most_dice
             self.phase = BATTLE
             self.battle = Battle(p, owner[t], t, k)
             c = self._counters
@@ -686,7 +745,8 @@ class TriState(State):
                 return
         # the highest seat still in the game has played: the round ends
         self.to_move = alive.index(True)
-        if self.round % 3 == 0:
+        every = self.game.income_every
+        if every and self.round % every == 0:
             self.phase = INCOME  # ``round`` moves on once the income die is rolled
         else:
             self.round += 1
@@ -723,7 +783,7 @@ class TriState(State):
         if self._events is not None:
             self._say("eliminated", {"seat": s, "why": why, "units": units})
         k = self.num_players - self.n_alive
-        gain = ELIMINATION_INCOME.get(k)
+        gain = ELIMINATION_INCOME.get(k) if self.game.elimination_cards else None
         if gain:
             for p, alive in enumerate(self.alive):
                 if alive:
@@ -848,12 +908,12 @@ class TriState(State):
             return None
         states: list[State] = []
         weights: list[float] = []
-        for combo in itertools.product(*(values for _, values in hidden)):
+        for combo in itertools.product(*(values for _key, values in hidden)):
             world = self._copy()
             wb = world.battle
             assert wb is not None
             w = 1.0
-            for (key, _), (value, p) in zip(hidden, combo, strict=True):
+            for (key, _values), (value, p) in zip(hidden, combo, strict=True):
                 setattr(wb, key, value)
                 w *= p
             if w <= 0:
@@ -1266,8 +1326,10 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
                          + ("the phase must be 'tiebreak' or someone out" if st.n_alive > 2
                             else "the game must be over"))
     if phase == INCOME:
-        if st.round % 3:
-            raise ValueError(f"the income die is rolled after rounds 3, 6, 9, ..., not after round {st.round}")
+        every = g.income_every
+        if not every or st.round % every:
+            raise ValueError(f"the income die is rolled after every round that is a multiple of {every} "
+                             f"(option income_every; 0: never), not after round {st.round}")
         # the starting player rolls and then opens the next round: ours is the first seat still in
         st.to_move = st.alive.index(True)
         return st
@@ -1378,8 +1440,10 @@ def _read_battle(g: TriGame, st: TriState, battle: BattleJson) -> Battle:
     k = sum(1 for u in g.NB[t] if owner[u] == att)
     if k == 0:
         raise ValueError(f"battle['target'] {tkey} is not adjacent to any unit of the attacker")
+    k = min(k, g.most_dice)
     if battle["dice"] != k:
-        raise ValueError(f"battle['dice'] must be {k}, the attacker's units adjacent to the target")
+        raise ValueError(f"battle['dice'] must be {k}, the attacker's units adjacent to the target "
+                         f"(at most most_dice, {g.most_dice})")
     step = STEP_NAMES.index(battle["step"])
     b = Battle(att, dfn, t, k, step, battle["attacker_roll"], battle["defender_roll"],
                battle["attacker_card"], battle["defender_card"])

@@ -12,7 +12,10 @@ Battle = tuple[int, int, int, int, int, int | None, int | None, int | None, int 
 class CState:
     last_actions: int
     last_stats: tuple[int, int, int]
-    def __init__(self, size: int, players: int, ties_attacker: bool, turn_limit: int, teleport_move: bool) -> None: ...
+    def __init__(self, size: int, players: int, ties_attacker: bool, turn_limit: int, teleport_move: bool,
+                 teleports: bool = True, start: Sequence[int] = (1, 1, 1, 1), income_every: int = 3,
+                 income: Sequence[int] = (0, 1, 1, 1, 2, 2, 3), elimination_cards: bool = True,
+                 most_dice: int = 3) -> None: ...
     def load(self, owner: Sequence[int], hands: Sequence[Sequence[int]], alive: Sequence[bool], used: Sequence[bool],
              to_move: int, rnd: int, turn: int, phase: int, battle: Battle | None = None,
              counters: Sequence[int] | None = None) -> None: ...

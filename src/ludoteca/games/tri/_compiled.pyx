@@ -85,6 +85,12 @@ cdef struct Gm:
     int TELEPORT
     int CARD
     int PASS
+    int teleports       # the rulebook's options (RULES.md values in brackets): teleports (on),
+    int start[4]        # start_0 .. start_4 (1 each), income_every (3), income_1 .. income_6 as
+    int income_every    # card indices (+2 +2 +2 +3 +3 +4), elimination_cards (on), most_dice (3)
+    int income_card[7]
+    int elimination_cards
+    int most_dice
     int cards_by_model  # the search's own copy only: in-tree card choices play the card model (below)
     int prune_k         # the search's own copy only: decision nodes keep their prune_k best actions
     int nb[MAXT][3]
@@ -190,7 +196,7 @@ cdef int _act_lists(const Gm* g, const St* s, int p, int* exp_att, int* n_exp, i
                 k += 1
     n_sq[0] = 0
     n_empty[0] = 0
-    if s.empty and s.units[p] >= 4:
+    if s.empty and s.units[p] >= 4 and g.teleports:
         for j in range(g.S):
             if not s.used[j]:
                 b = 4 * j
@@ -371,6 +377,8 @@ cdef void _eliminate(const Gm* g, St* s, int seat) noexcept nogil:
     s.units[seat] = 0
     s.counters[C_ELIM] += 1
     k = g.players - s.n_alive
+    if not g.elimination_cards:
+        return
     if k == 1:   # ELIMINATION_INCOME: (0, 1, 1, 0) after the first, (0, 2, 0, 1) after the second
         for p in range(g.players):
             if s.alive[p]:
@@ -400,7 +408,7 @@ cdef void _continue(const Gm* g, St* s) noexcept nogil:
         if s.alive[p]:
             s.to_move = p
             break
-    if s.round % 3 == 0:
+    if g.income_every and s.round % g.income_every == 0:
         s.phase = INCOME
     else:
         s.round += 1
@@ -463,6 +471,8 @@ cdef void _apply(const Gm* g, St* s, int a) noexcept nogil:
             for j in range(3):
                 if s.owner[g.nb[t][j]] == p:
                     k += 1
+            if k > g.most_dice:
+                k = g.most_dice
             s.phase = BATTLE
             s.b_att = p
             s.b_def = s.owner[t]
@@ -517,7 +527,7 @@ cdef void _apply(const Gm* g, St* s, int a) noexcept nogil:
         _claim(g, s, a - PLAYER0, p)
         _end_turn(g, s)
     elif ph == INCOME:
-        card = INCOME_CARD[a - INCOME0]
+        card = g.income_card[a - INCOME0]
         for j in range(g.players):
             if s.alive[j]:
                 s.hands[j][card] += 1
@@ -649,7 +659,7 @@ cdef void _scores(const Gm* g, const St* s, double* out) noexcept nogil:
         o3 = s.owner[b + 3]
         if o0 >= 0 and o0 == o1 and o0 == o2 and o0 == o3:
             f[o0][1] += 1
-            if not s.used[q]:
+            if not s.used[q] and g.teleports:
                 f[o0][3] += 1
             closed_tri[b] = closed_tri[b + 1] = closed_tri[b + 2] = closed_tri[b + 3] = 1
             continue
@@ -1009,7 +1019,9 @@ cdef class CState:
     cdef public long long last_actions
     cdef public tuple last_stats
 
-    def __init__(self, int size, int players, bint ties_attacker, int turn_limit, bint teleport_move):
+    def __init__(self, int size, int players, bint ties_attacker, int turn_limit, bint teleport_move,
+                 bint teleports=True, start=(1, 1, 1, 1), int income_every=3, income=(0, 1, 1, 1, 2, 2, 3),
+                 bint elimination_cards=True, int most_dice=3):
         if not 2 <= size <= MAXN:
             raise ValueError(f"board size {size} is beyond the compiled engine (2 to {MAXN})")
         if not 2 <= players <= MAXP:
@@ -1031,6 +1043,18 @@ cdef class CState:
         self.g.TELEPORT = PLAYER0 + 4 * T
         self.g.CARD = self.g.TELEPORT + self.g.sides * S * T
         self.g.PASS = self.g.CARD + 4
+        if len(start) != 4 or len(income) != 7 or not 1 <= most_dice <= 3 or income_every < 0:
+            raise ValueError("start: four counts; income: seven card indices; most_dice 1 to 3; income_every >= 0")
+        self.g.teleports = teleports
+        self.g.income_every = income_every
+        self.g.elimination_cards = elimination_cards
+        self.g.most_dice = most_dice
+        for i in range(4):
+            self.g.start[i] = start[i]
+        for i in range(7):
+            self.g.income_card[i] = income[i]
+            if not 0 <= income[i] <= 3:
+                raise ValueError(f"income card index {income[i]} is not 0 to 3")
         self.g.cards_by_model = 0
         self.g.prune_k = 0
         for r in range(n):
@@ -1060,7 +1084,7 @@ cdef class CState:
             self.s.units[i] = 0
             self.s.alive[i] = 1 if i < players else 0
             for j in range(4):
-                self.s.hands[i][j] = 1 if i < players else 0
+                self.s.hands[i][j] = self.g.start[j] if i < players else 0
         self.s.n_alive = players
         self.s.empty = T
         self.s.to_move = 0

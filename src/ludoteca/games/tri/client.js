@@ -121,10 +121,20 @@ export function render(ctx) {
   const stacked = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
   const cardActs = new Map(); // the secret card to choose now: value -> action
   for (const a of legal) if ("card" in a && !cardActs.has(a.card)) cardActs.set(a.card, a);
-  const panelH = (pos.battle ? 204 : 0) + 34 + pos.players * 48 + (cardActs.size ? 54 : 0);
+  // a phone, your secret card to choose: only your hand under the battle, its cards larger (the seats list the others')
+  const bigCards = stacked && cardActs.size > 0;
+  const panelH = (pos.battle ? 204 : 0) + 34 + (bigCards ? 118 : pos.players * 48 + (cardActs.size ? 54 : 0));
   const vbW = stacked ? Math.max(B + 2 * M + 12, side + 12) : B + 2 * M + 12 + side;
-  const panelScale = stacked ? Math.min(1.6, Math.max(1, (vbW - 12) / side)) : 1;
-  const vbH = stacked ? B + 2 * M + 54 + panelH * panelScale : Math.max(B + 2 * M + 40, 470);
+  // a phone: the panel under the board is drawn larger (up to the board's width), unless that would make the whole
+  // drawing too tall for the screen and so shrink the board (style.css: #board's max-height)
+  const heightWith = (k) => B + 2 * M + 20 + (34 + panelH) * k;
+  let panelScale = stacked ? Math.min(1.6, Math.max(1, (vbW - 12) / side)) : 1;
+  const high = stacked && root.parentElement ? parseFloat(getComputedStyle(root).maxHeight) : NaN;
+  if (high > 0) {
+    const widthScale = root.parentElement.clientWidth / vbW;
+    while (panelScale > 1 && high / heightWith(panelScale) < widthScale) panelScale = Math.max(1, panelScale - 0.1);
+  }
+  const vbH = stacked ? heightWith(panelScale) : Math.max(B + 2 * M + 40, 470);
   root.setAttribute("viewBox", `${-M - 6} ${-M - 6} ${vbW} ${vbH}`);
   root.setAttribute("role", "group");
   root.setAttribute("aria-label", t("TRI board: {n} by {n} squares whose edges wrap around; squares named by column letter and row number",
@@ -264,12 +274,13 @@ export function render(ctx) {
   const legend = t("round {round} · the edges wrap around (torus) · ★ closed square, teleport unused", {round: pos.round});
   // (on a phone in two lines: the round and the torus, then the star)
   const legendLines = stacked ? [legend.split(" · ").slice(0, 2).join(" · "), legend.split(" · ").slice(2).join(" · ")] : [legend];
-  legendLines.filter(Boolean).forEach((line, k) => svg("text", {x: -M, y: B + M + 22 + k * 17, "font-size": 13,
+  legendLines.filter(Boolean).forEach((line, k) => svg("text", {x: -M, y: B + M + 8 + (k + 1) * 15 * panelScale,
+    "font-size": 13 * panelScale,
     fill: "#6b6b6b", text: line}, root));
 
   // side panel: battle and hands (on a phone under the board, as wide as the board: drawn larger by panelScale)
   const sx = stacked ? -M + 8 : B + M + 24;
-  let y = stacked ? B + M + 58 : -M + 8;
+  let y = stacked ? B + M + 24 + 34 * panelScale : -M + 8;
   const panel = stacked ? svg("g", {class: "tri-panel",
     transform: `translate(${sx - 8},${y - 4}) scale(${panelScale}) translate(${8 - sx},${4 - y})`}, root) : root;
   if (b) {
@@ -309,6 +320,7 @@ export function render(ctx) {
   svg("text", {x: sx, y: y + 14, "font-size": 14, "font-weight": "bold", fill: "#444", text: t("Cards in hand")}, panel);
   y += 24;
   for (let i = 0; i < pos.players; i++) {
+    if (bigCards && i !== ctx.you) continue;
     svg("circle", {cx: sx + 8, cy: y + 10, r: 7, fill: colors[i], opacity: pos.alive[i] ? 1 : 0.3}, panel);
     svg("text", {x: sx + 20, y: y + 15, "font-size": 12, fill: pos.alive[i] ? "#222" : "#999",
       text: pos.alive[i] ? shortName(names[i], 12) : t("{name} (out)", {name: shortName(names[i], 12)})}, panel);
@@ -320,17 +332,18 @@ export function render(ctx) {
       const values = [...counts.keys()].sort((a, b) => a - b);
       if (!values.length && cardActs.has(0)) values.push(0); // an empty hand plays {"card": 0} (RULES.md)
       values.forEach((v, k) => {
-        const x = sx + 10 + k * 62;
-        card(panel, x, y + 22, v, {w: 46, h: 56, legal: cardActs.has(v), ui, onclick: () => ctx.act(cardActs.get(v))});
+        const [w, hh] = bigCards ? [62, 74] : [46, 56];
+        const x = sx + 10 + k * (w + 10 + (bigCards ? 0 : 6));
+        card(panel, x, y + 22, v, {w, h: hh, legal: cardActs.has(v), ui, onclick: () => ctx.act(cardActs.get(v))});
         if ((counts.get(v) || 0) > 1) {
-          svg("text", {x: x + 23, y: y + 92, "text-anchor": "middle", "font-size": 13, fill: "#444",
+          svg("text", {x: x + w / 2, y: y + hh + 36, "text-anchor": "middle", "font-size": 13, fill: "#444",
             text: `×${counts.get(v)}`}, panel);
         }
       });
       if (!pos.hands[i].length) {
         svg("text", {x: sx + 70, y: y + 54, "font-size": 12, fill: "#6b6b6b", text: t("empty hand: +0")}, panel);
       }
-      y += 100;
+      y += bigCards ? 118 : 100;
       continue;
     }
     const step = Math.min(25, (side - 120) / Math.max(1, pos.hands[i].length));

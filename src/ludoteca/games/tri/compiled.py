@@ -34,7 +34,7 @@ from typing import Any
 
 from ludoteca.core.compiled import CompiledView, python_playouts
 from ludoteca.core.errors import IllegalActionError
-from ludoteca.games.tri import BATTLE, Battle, TriGame, TriState, heuristic
+from ludoteca.games.tri import BATTLE, RULEBOOK_OPTIONS, Battle, TriGame, TriState, heuristic
 
 try:
     from ludoteca.games.tri import _compiled
@@ -43,8 +43,9 @@ except ImportError:  # not built (no compiler at install time): the Python engin
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_OPTIONS = frozenset({"players", "size", "ties", "turn_limit", "teleport"})
-"""The options the compiled engine plays (all of TRI's today)."""
+SUPPORTED_OPTIONS = frozenset({"players", "size", "ties", "turn_limit", "teleport", *RULEBOOK_OPTIONS})
+"""The options the compiled engine plays (all of TRI's, the rulebook's numbers and switches at any
+value: start cards, income schedule and die, elimination cards, most dice, teleports)."""
 
 _warned = False
 
@@ -66,6 +67,13 @@ def unsupported(game: TriGame) -> str:
     if game.num_players > _compiled.MAX_PLAYERS:
         return f"the compiled TRI engine plays at most {_compiled.MAX_PLAYERS} players"
     return ""
+
+
+def _core(game: TriGame) -> Any:
+    """A compiled initial position of ``game``, with every option of its rules."""
+    return _compiled.CState(game.size, game.num_players, game.ties_attacker, game.turn_limit, game.teleport_move,
+                            game.teleports, game.start_hand, game.income_every, game.income_card,
+                            game.elimination_cards, game.most_dice)
 
 
 def supports(game: TriGame) -> bool:
@@ -95,8 +103,7 @@ class CompiledState(CompiledView[TriGame]):
         reason = unsupported(game)
         if reason:
             raise RuntimeError(reason)
-        core = _compiled.CState(game.size, game.num_players, game.ties_attacker, game.turn_limit,
-                                game.teleport_move)
+        core = _core(game)
         b = state.battle
         battle = None if b is None else (b.attacker, b.defender, b.target, b.dice, b.step, b.attacker_roll,
                                          b.defender_roll, b.attacker_card, b.defender_card)

@@ -132,7 +132,7 @@ def features(state: Any) -> list[list[float]]:
         o0, o1, o2, o3 = owner[b], owner[b + 1], owner[b + 2], owner[b + 3]
         if o0 >= 0 and o0 == o1 == o2 == o3:
             feats[o0][1] += 1
-            if not used[s]:
+            if not used[s] and g.teleports:
                 feats[o0][3] += 1
             closed_tri[b] = closed_tri[b + 1] = closed_tri[b + 2] = closed_tri[b + 3] = True
             continue

@@ -74,7 +74,8 @@ async function load() {
   try {
     data = await api("/api/admin");
   } catch (e) {
-    say(e.code === "not_logged_in" ? t("Log in with a moderator's account to use this page.") : e.message, true);
+    say(e.code === "not_logged_in" ? t("Log in with a moderator's account to use this page.")
+      : e.code === "not_admin" ? t("This page is for the club's moderators.") : e.message, true);
     document.body.dataset.ready = "1";
     return;
   }

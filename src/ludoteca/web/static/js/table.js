@@ -124,7 +124,8 @@ async function onMessage(m) {
       S.seatsAt = S.clockAt;
       renderAll();
       if (m.type === "snapshot" && (window.innerHeight <= 500 || window.innerWidth <= 600) && window.scrollY < 8) {
-        $("play-bar").scrollIntoView({block: "start"}); // a phone: the game fills the screen, the header is above it
+        // a phone: the game fills the screen, the header (and its menu) is just above it
+        window.scrollTo(0, window.scrollY + $("play-bar").getBoundingClientRect().top);
       }
       {
         const texts = announcements(S.renderer, fresh.flatMap((e) => e.events || []), names());
@@ -237,14 +238,14 @@ function fitChrome() {
 
 function renderAll() {
   renderBanner();
+  renderSeats(); // (with the role banner and the clock: the play bar's height, which the board's size depends on)
+  renderClock();
   fitChrome();
   renderBoard();
   renderMoves();
   renderForced();
-  renderSeats();
   renderLog();
   renderResult();
-  renderClock();
   renderSeatActions();
 }
 
