@@ -18,7 +18,6 @@ ITALIAN = {"Accept-Language": "it-IT,it;q=0.9,en;q=0.5"}
 MISSING = [
     ("/t/nosuchtable", "There is no table “nosuchtable” here", "Qui non c’è nessun tavolo «nosuchtable»"),
     ("/learn/nosuchgame", "There is no game called “nosuchgame”.", "Non c’è nessun gioco che si chiami «nosuchgame»."),
-    ("/players/nosuch", "There is no player called “nosuch”.", "Non c’è nessun giocatore che si chiami «nosuch»."),
 ]
 
 
@@ -45,7 +44,7 @@ def test_an_unknown_address_is_a_404_page_in_the_readers_language(client: TestCl
 
 
 def test_a_name_on_the_page_is_text_and_bounded(client: TestClient) -> None:
-    res = client.get("/players/%3Cscript%3Ealert(1)%3C%20script%3E")
+    res = client.get("/learn/%3Cscript%3Ealert(1)%3C%20script%3E")
     assert res.status_code == 404 and "<script>alert" not in res.text and "&lt;script&gt;" in res.text
     long = client.get("/learn/" + "x" * 5000)
     assert long.status_code == 404 and "x" * 41 not in long.text and "x" * 40 + "…" in long.text
@@ -59,6 +58,13 @@ def test_an_unknown_rules_page_keeps_its_own_404_page(client: TestClient) -> Non
                              ("it", "Non esiste un gioco chiamato «nosuch».", "Torna alla lobby")):
         res = client.get("/rules/nosuch", params={"lang": lang})
         assert res.status_code == 404 and text in res.text and back in res.text and 'href="/"' in res.text
+
+
+def test_an_unknown_player_keeps_the_profile_pages_404(client: TestClient) -> None:
+    """/players/nosuch answered 404 already: the profile page says in the reader's language that there is
+    no such player (tests/browser/test_browser_ratings.py reads it in Italian)."""
+    res = client.get("/players/nosuch", headers=ITALIAN)
+    assert res.status_code == 404 and "profile.js" in res.text and 'href="/"' in res.text
 
 
 def test_the_pages_that_exist_are_unchanged(client: TestClient) -> None:

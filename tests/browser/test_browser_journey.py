@@ -101,6 +101,8 @@ def tap_highlighted(page: Any, game: str) -> None:
         spots = board.locator(".spot.legal")
         if spots.count():
             spots.first.tap()
+            for _ in range(page.evaluate("() => window.ludotecaGuide.step.offered.length")):
+                page.locator("#rotate").tap()  # the lesson asks for the tile turned, as its text says
             page.locator("#place").tap()
         else:  # the last tile is given away
             page.locator("#controls button:not(#stop):not(#pass)").first.tap()

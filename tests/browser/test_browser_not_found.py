@@ -1,5 +1,6 @@
 """Small breaks a player meets (issue 22) in real Chromium on a 390x844 phone: an address that leads
-nowhere answers a 404 page in the player's language with a way back to the lobby, and after a rematch
+nowhere (an unknown table, guided game or game's rules) answers a 404 page in the player's language with a
+way back to the lobby, and after a rematch
 the address bar holds the new table (the link a player copies to invite a friend)."""
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ MISSING = {
     "/t/nosuchtable": ("Qui non c’è nessun tavolo «nosuchtable»", "There is no table “nosuchtable” here"),
     "/rules/nosuch": ("Non esiste un gioco chiamato «nosuch»", "There is no game called “nosuch”"),
     "/learn/nosuchgame": ("Non c’è nessun gioco che si chiami «nosuchgame»", "There is no game called “nosuchgame”"),
-    "/players/nosuch": ("Non c’è nessun giocatore che si chiami «nosuch»", "There is no player called “nosuch”"),
 }
 
 

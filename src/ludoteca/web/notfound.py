@@ -1,5 +1,7 @@
 """The page a person gets for an address that leads nowhere (issue 22): an unknown table
-(``/t/nosuchtable``), game (``/rules/nosuch``, ``/learn/nosuch``) or player (``/players/nosuch``).
+(``/t/nosuchtable``), guided game (``/learn/nosuch``), or any page nobody serves. (An unknown game's
+rules, ``/rules/nosuch``, and an unknown player, ``/players/nosuch``, keep their own 404 pages:
+web/rules.py lists the games, static/profile.html says there is no such player.)
 
 Status 404, in the request's language (``?lang=``, else the ``ludoteca_lang`` cookie, else
 ``Accept-Language``: web/languages.py), saying what was not found in words and offering a link back
@@ -28,7 +30,6 @@ TITLE = N_("Page not found")
 BACK = N_("Back to the lobby")
 TABLE = N_("There is no table “{name}” here: it may have ended long ago, or the link may be mistyped.")
 GAME = N_("There is no game called “{name}”.")
-PLAYER = N_("There is no player called “{name}”.")
 GAMES_LINK = N_("The games and their rules")
 NOWHERE = N_("There is nothing at the address “{name}”.")
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import FileResponse
 from sqlalchemy import select
 
 from ludoteca.core.rating import Rating, display
@@ -138,16 +138,12 @@ def _valid_name(name: str) -> bool:
     return 0 < len(name) <= MAX_NAME
 
 
-@router.get("/players/{name}", response_model=None)
-async def profile_page(request: Request, name: str) -> FileResponse | HTMLResponse:
-    """The profile page; the 404 page (web/notfound.py) when there is no such player."""
+@router.get("/players/{name}")
+async def profile_page(request: Request, name: str) -> FileResponse:
+    """The profile page; its status is 404 when there is no such player (the page says so)."""
     lobby = _lobby(request)
     found = _valid_name(name) and await lobby.db(lobby.repo.account_by_name, name) is not None
-    if not found:
-        from ludoteca.web.notfound import PLAYER, not_found
-
-        return not_found(request, PLAYER, name)
-    return FileResponse(STATIC / "profile.html")
+    return FileResponse(STATIC / "profile.html", status_code=200 if found else 404)
 
 
 @router.get("/leaderboard")
