@@ -2,7 +2,7 @@
 
     nice python benchmarks/strength.py [--games exactly,tohm,tri,exagon] [--n 200] [--procs 2]
         [--pairings heuristic-random,mcts-random,mcts-heuristic] [--spec mcts=mcts:iterations=300]
-        [--clairvoyant] [--duplicate] [--sims-seconds 2] [--json results.jsonl]
+        [--clairvoyant] [--duplicate] [--sims-seconds 2] [--json results.jsonl] [--seed 0]
     nice python benchmarks/strength.py --games tohm --pairings strong-mcts --n 400 --sims-seconds 0
         --json tohm.jsonl --resume     # a run cut short goes on where it stopped
     nice python benchmarks/strength.py --games exagon --pairings strong-mcts --option matching=lenient
@@ -42,7 +42,7 @@ from typing import Any
 
 import ludoteca
 from ludoteca.agents import make_agent
-from ludoteca.agents.mcts import DEFAULT_C, MCTSAgent
+from ludoteca.agents.mcts import MCTSAgent
 from ludoteca.agents.strong import StrongAgent
 from ludoteca.core.chance import outcome_at, sample_chance
 from ludoteca.core.options import parse_option_text
@@ -117,16 +117,17 @@ def build_agent(spec: str, seed: int, game: str, stream: Stream, pos: list[int])
     return make_agent(spec, seed=seed, game=game)
 
 
-def play_one(task: tuple[str, str, str, int, bool, dict[str, Any]]) -> dict[str, Any]:
+def play_one(task: tuple[str, str, str, int, bool, dict[str, Any], int]) -> dict[str, Any]:
     """Game ``i`` of ``a`` against ``b``; returns a's score and the time per move of each.
     With ``duplicate``, games ``2k`` and ``2k + 1`` share their chance stream (same deal,
-    same dice) with the seats swapped. ``extra``: the ``--option`` values of the game."""
-    name, a, b, i, duplicate, extra = task
+    same dice) with the seats swapped. ``extra``: the ``--option`` values of the game; ``seed``: the
+    run's master seed (``--seed``: 0 plays the same games as before it existed)."""
+    name, a, b, i, duplicate, extra, seed = task
     game = ludoteca.load_game(name, **game_options(name, extra))
-    stream = Stream(1_000_003 * (i // 2 if duplicate else i) + 17)
+    stream = Stream(1_000_003 * (i // 2 if duplicate else i) + 17 + 999_999_937 * seed)
     pos = [0]
     seats = [a, b] if i % 2 == 0 else [b, a]
-    agents = [build_agent(seats[k], 7919 * i + k, name, stream, pos) for k in range(2)]
+    agents = [build_agent(seats[k], 7919 * i + k + 104_729 * seed, name, stream, pos) for k in range(2)]
     state = game.new_initial_state()
     times: list[list[float]] = [[], []]
     cpu: list[list[float]] = [[], []]
@@ -145,7 +146,7 @@ def play_one(task: tuple[str, str, str, int, bool, dict[str, Any]]) -> dict[str,
     ret = state.returns()
     sa = 0 if i % 2 == 0 else 1
     return {
-        "game": name, "a": a, "b": b, "i": i, "score": ret[sa],
+        "game": name, "a": a, "b": b, "i": i, "seed": seed, "score": ret[sa],
         "a_moves": len(times[sa]), "a_time": sum(times[sa]), "a_max": max(times[sa], default=0.0),
         "a_cpu_max": max(cpu[sa], default=0.0),
         "b_moves": len(times[1 - sa]), "b_time": sum(times[1 - sa]), "b_max": max(times[1 - sa], default=0.0),
@@ -239,10 +240,16 @@ def resolved_mcts(name: str, spec: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default=",".join(GAMES))
-    parser.add_argument("--n", type=int, default=200, help="games per pairing and game")
-    parser.add_argument("--procs", type=int, default=2)
-    parser.add_argument("--pairings", default=",".join(PAIRINGS))
+    parser.add_argument("--games", default=",".join(GAMES),
+                        help="comma-separated games to play (default: every game: %(default)s)")
+    parser.add_argument("--n", type=int, default=200, help="games per pairing and game (default %(default)s)")
+    parser.add_argument("--procs", type=int, default=2, help="processes playing games at once (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="master seed of the chance streams and the agents (default 0); another seed plays "
+                             "other games, to check a result")
+    parser.add_argument("--pairings", default=",".join(PAIRINGS),
+                        help="comma-separated A-B pairings, A and B agent names or --spec names "
+                             "(default %(default)s)")
     parser.add_argument("--spec", action="append", default=[], help="NAME=SPEC or GAME.NAME=SPEC")
     parser.add_argument("--option", action="append", default=[],
                         help="a game option, NAME=VALUE (every game) or GAME.NAME=VALUE (one game)")
@@ -272,7 +279,8 @@ def main() -> None:
     def spec_for(game: str, name: str) -> str:
         return overrides.get(f"{game}.{name}", overrides.get(name, name))
 
-    print(f"# DEFAULT_C={DEFAULT_C}", flush=True)
+    print(f"# seed {args.seed}; specs: " + "; ".join(f"{g}: {spec_for(g, 'mcts')}, {spec_for(g, 'strong')}"
+                                                    for g in games), flush=True)
     if any(p.startswith("strong-") for p in pairings):
         for g in games:
             cpu = cpu_per_move(g, [spec_for(g, "mcts"), spec_for(g, "strong")])
@@ -289,7 +297,8 @@ def main() -> None:
                     r = json.loads(line)
                     key4 = (r["game"], r["a"], r["b"], r["i"])
                     same_options = r.get("options", {}) == EXTRA_OPTIONS.get(r["game"], {})
-                    if r["i"] < args.n and key4 not in kept and same_options:
+                    same_seed = r.get("seed", 0) == args.seed
+                    if r["i"] < args.n and key4 not in kept and same_options and same_seed:
                         kept.add(key4)
                         results.setdefault((r["game"], r["a"], r["b"]), []).append(r)
         print(f"# resumed: {len(kept)} games already in {args.json}", flush=True)
@@ -299,7 +308,8 @@ def main() -> None:
             a, b = pairing.split("-")
             for i in range(args.n):
                 if (g, spec_for(g, a), spec_for(g, b), i) not in kept:
-                    tasks.append((g, spec_for(g, a), spec_for(g, b), i, args.duplicate, EXTRA_OPTIONS.get(g, {})))
+                    tasks.append((g, spec_for(g, a), spec_for(g, b), i, args.duplicate, EXTRA_OPTIONS.get(g, {}),
+                                  args.seed))
     _load()  # remember the load average at the start
     out = open(args.json, "a") if args.json else None  # noqa: SIM115
     start = time.perf_counter()

@@ -65,6 +65,10 @@ DESIGNER_VARIANTS: dict[str, list[dict[str, Any]]] = {
     "tri": [{"players": 3, "size": 3, "start_0": 0, "start_4": 3, "income_every": 2, "income_6": 0},
             {"players": 4, "size": 3, "elimination_cards": False, "most_dice": 1, "teleports": False},
             {"players": 2, "size": 2, "teleport": "move", "income_every": 0, "start_2": 4, "most_dice": 2}],
+    "exagon": [{"players": 2, "clock": None, "go_on": 1, "bonus_3": 0, "hand": 12},
+               {"players": 3, "clock": None, "go_on": 3, "bonus_4": 4, "bonus_5": 0},
+               {"players": 2, "clock": None, "tournament": True, "tournament_target": 15, "win_points": 10,
+                "jolly_penalty": 9, "hand": 6}],
 }
 """Designer variants of each game (the rulebook's numbers and switches off their defaults): their
 playthroughs on the compiled engine must equal the Python engine's text (no stored file: the Python

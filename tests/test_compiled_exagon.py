@@ -30,6 +30,7 @@ from ludoteca.core.chance import random_action
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.exagon import ExagonGame, ExagonState, compiled, default_tiles
 from tests.compiled_playthroughs import cases as playthrough_cases
+from tests.compiled_playthroughs import designer_cases, python_text
 from tests.compiled_playthroughs import generate as generate_compiled
 
 needs_compiled = pytest.mark.skipif(not compiled.available(),
@@ -659,3 +660,31 @@ def test_the_search_places_its_last_tile() -> None:
     assert set(s.legal_actions()) == {*winning, game.stop_action}
     for seed in range(4):
         assert compiled.search(s, 300, 0.3, 0, seed=seed) in winning
+
+
+@needs_compiled
+@pytest.mark.parametrize(("options", "seed"), designer_cases("exagon"))
+def test_designer_variants_play_the_python_engines_playthrough(options: dict[str, Any], seed: int) -> None:
+    """The rulebook's numbers changed (tiles per hand, bonuses, connections to go on, tournament
+    points): the compiled engine gives the Python engine's playthrough, text for text."""
+    assert compiled.supports(ludoteca.load_game("exagon", **options))
+    expected = python_text("exagon", options, seed, 300)
+    assert generate_compiled("exagon", compiled.CompiledState, options, seed, 300) == expected
+
+
+@needs_compiled
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 5), data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_property_rulebook_numbers(seed: int, players: int, data: Any) -> None:
+    """Tiles per hand, the bonus table, the connections to go on and the tournament's points, at any
+    value: both engines play alike, step for step."""
+    options: dict[str, Any] = {
+        "players": players, "clock": None, "hand": data.draw(st.integers(1, 40 // players)),
+        "bonus_3": data.draw(st.integers(0, 3)), "bonus_4": data.draw(st.integers(0, 4)),
+        "bonus_5": data.draw(st.integers(0, 5)), "go_on": data.draw(st.integers(1, 6)),
+        "tournament": data.draw(st.booleans()), "tournament_target": data.draw(st.integers(1, 60)),
+        "win_points": data.draw(st.integers(0, 30)), "jolly_penalty": data.draw(st.integers(0, 9)),
+        "turn_limit": data.draw(st.integers(1, 200)), "tournament_games": data.draw(st.integers(1, 4))}
+    game = _game(**options)
+    assert compiled.supports(game)
+    play_both(game, seed, json_every=5)

@@ -1347,3 +1347,66 @@ def test_position_shape_errors_name_the_key_path(change: dict[str, Any], message
     missing = {k: v for k, v in position(tiles_of("fives"), ring(2), [[0, 9, 10], [11, 12]]).items() if k != "bonus"}
     with pytest.raises(ValueError, match=r"^position is missing the key 'bonus'$"):
         load(2, clock=None).state_from_json(missing)
+
+
+# --- the rulebook's numbers as options (RULES.md section 4, other values) ---------------------------------
+
+
+def test_rulebook_numbers_default_to_the_seed_and_stay_out_of_records() -> None:
+    for players, each in ((2, 20), (3, 13), (4, 10), (5, 8)):
+        game = ludoteca.load_game("exagon", players=players)
+        assert isinstance(game, ExagonGame) and game.per_seat == each
+        assert not {"hand", "bonus_3", "go_on", "tournament_target", "win_points"} & set(game.record_options())
+    game = ludoteca.load_game("exagon", players=2, go_on=3, hand=12)
+    assert game.record_options()["go_on"] == 3 and game.record_options()["hand"] == 12
+    assert ludoteca.load_game("exagon", **game.record_options()).options == game.options
+
+
+@pytest.mark.parametrize(("options", "named", "words"), [
+    ({"hand": 21}, "hand", "at most 20"), ({"hand": 0}, "hand", "1 or more"), ({"go_on": 0}, "go_on", "1 to 6"),
+    ({"bonus_3": 7}, "bonus_3", "0 to 6"), ({"tournament_target": 0}, "tournament_target", "1 to 10000")])
+def test_bad_rulebook_numbers_are_refused_with_the_reason(options: dict[str, Any], named: str, words: str) -> None:
+    with pytest.raises(ValueError, match=named) as info:
+        ludoteca.load_game("exagon", players=2, **options)
+    assert words in str(info.value)
+
+
+def test_fewer_tiles_per_hand_set_the_rest_aside() -> None:
+    # Deal with hand=12 for two players: 12 tiles each, the 16 others set aside unseen.
+    game = ludoteca.load_game("exagon", players=2, hand=12, clock=None)
+    state = game.new_initial_state()
+    rng = random.Random(3)
+    while state.to_json()["phase"] == "deal":
+        state.apply_action(sample_chance(state, rng))
+    data = state.to_json()
+    assert [len(h) for h in data["hands"]] == [12, 12] and not data["table"]
+    assert game.has_hidden_information()
+
+
+def _placements_keep_the_turn(options: dict[str, Any], seeds: int) -> tuple[int, int]:
+    """(placements in phase turn that kept the player's turn, those that ended it), wins excluded."""
+    game = ludoteca.load_game("exagon", players=3, clock=None, **options)
+    kept = ended = 0
+    for seed in range(seeds):
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            action = sample_chance(state, rng) if state.is_chance_node() else rng.choice(state.legal_actions())
+            before = state.to_json()
+            placing = before["phase"] == "turn" and "place" in state.action_to_json(action)
+            state.apply_action(action)
+            after = state.to_json()
+            if placing and not state.is_terminal() and after["turn"] == before["turn"]:
+                kept += 1
+            elif placing and not state.is_terminal():
+                ended += 1
+    return kept, ended
+
+
+def test_go_on_one_every_placement_keeps_the_turn_and_six_none_does() -> None:
+    # A turn, with go_on=1: every tile touches one tile at least, so no placement ends the turn.
+    kept, ended = _placements_keep_the_turn({"go_on": 1}, 3)
+    assert kept > 0 and ended == 0
+    # with go_on=6 and no bonuses, only a perfect fit (which wins) would let the turn go on
+    kept, ended = _placements_keep_the_turn({"go_on": 6, "bonus_3": 0, "bonus_4": 0, "bonus_5": 0}, 3)
+    assert kept == 0 and ended > 0

@@ -333,3 +333,23 @@ def test_no_level_wins_a_game_of_a_paced_game_in_one_turn_most_of_the_time() -> 
             summary = ai_turns.summary(rows)
             assert summary["one_turn_wins"] < len(rows) / 2, (game, level, summary)
             assert summary["max"] <= int(spec(level, game).split(":turn=")[1]) + 1, (game, level, summary)
+
+
+def test_strong_x20_as_the_docs_write_it_is_an_agent() -> None:
+    """docs/strength.md names the expert ``strong:x20``: typed as such it plays 20 times the game's tuned
+    ``strong`` iterations (in the arena, the lab, ``--seats``)."""
+    from ludoteca.agents import make_agent
+    from ludoteca.agents.levels import resolve
+    from ludoteca.registry import GAMES, game_class
+
+    game = GAMES[0]
+    tuned = game_class(game).agent_defaults.get("strong", {}).get("iterations")
+    if tuned is None:
+        from ludoteca.agents.strong import FALLBACKS
+
+        tuned = FALLBACKS["iterations"]
+    assert resolve("strong:x20", game) == f"strong:iterations={20 * tuned}"
+    agent = make_agent("strong:x20", seed=1, game=game)
+    assert getattr(agent, "iterations", None) == 20 * tuned
+    with pytest.raises(ValueError):
+        make_agent("strong:xx", seed=1, game=game)

@@ -23,7 +23,8 @@ from ludoteca.i18n import web_text, web_translations
 from ludoteca.registry import GAMES, game_class, load_game
 from ludoteca.web.app import create_app
 
-RULES = Path("/work/shared/RULES.md")
+RULES = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
+"""The rules contract, beside the checkout (as CI lays it out: ../shared)."""
 PERSON_KINDS = {"choice", "bool", "int", "seconds_or_none", "file"}
 JSON_WORDS = re.compile(r'[{}"]|\b(null|true|false|None|True|False)\b')
 """What a person must never read in an option's words: JSON's braces and quotes, its literals."""

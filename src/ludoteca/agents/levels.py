@@ -114,10 +114,15 @@ def spec(level: str, game: str | None = None) -> str:
 
 
 def resolve(spec_or_level: str, game: str | None = None) -> str:
-    """A ladder level's spec (``medium`` -> ``heuristic``); any other spec unchanged, the older
-    names included (``mcts`` stays the agent ``mcts`` with its defaults)."""
+    """A ladder level's spec (``medium`` -> ``heuristic``), ``strong:xN``/``mcts:xN`` as N times the
+    game's tuned iterations (as the ladder's ``expert`` is written); any other spec unchanged, the
+    older names included (``mcts`` stays the agent ``mcts`` with its defaults)."""
     name = spec_or_level.strip().lower() if isinstance(spec_or_level, str) else spec_or_level
-    return spec(name, game) if name in SPECS else spec_or_level
+    if name in SPECS:
+        return spec(name, game)
+    if isinstance(name, str) and ":x" in name:  # typed as the ladder writes it: strong:x20, mcts:x5
+        return _multiple(name, game)
+    return spec_or_level
 
 
 def specs(game: str) -> dict[str, str]:

@@ -34,6 +34,8 @@ many (see :func:`weighed`)."""
 
 CHANCE_DEPTH = 2
 """Chance nodes in a row weighed outcome by outcome (two dice); deeper ones are sampled."""
+MOST_WEIGHED = 36
+"""Most positions weighed for one chance node's expectation, over chance nodes in a row (two dice)."""
 
 Progress = Callable[[int, int], None]
 
@@ -125,26 +127,28 @@ def weighed(state: State) -> list[tuple[Action, float]]:
     return [(random_action(state, rng), 1.0 / WEIGHED_OUTCOMES) for _ in range(WEIGHED_OUTCOMES)]
 
 
-def expected(evaluator: Evaluator, state: State, depth: int = 0) -> list[float]:
+def expected(evaluator: Evaluator, state: State, depth: int = 0, breadth: int = 1) -> list[float]:
     """Each seat's expected result at any position: a chance node is the mean over its outcomes
-    (:func:`weighed`), down to :data:`CHANCE_DEPTH` chance nodes in a row; deeper (a roll-off rolled
-    again and again), one chain of outcomes drawn by a generator seeded with the position stands for
-    them all."""
+    (:func:`weighed`), down to :data:`CHANCE_DEPTH` chance nodes in a row and :data:`MOST_WEIGHED`
+    positions in all (``breadth``: the outcomes weighed above this node); beyond (a roll-off rolled
+    again and again, a deal of tile after tile), one chain of outcomes drawn by a generator seeded
+    with the position stands for them all."""
     if state.is_terminal():
         return state.returns()
     if not state.is_chance_node():
         return evaluator.values(state)
-    if depth >= CHANCE_DEPTH:
+    outcomes = weighed(state)
+    if depth >= CHANCE_DEPTH or breadth * len(outcomes) > MOST_WEIGHED:
         rng = random.Random(json.dumps(state.to_json(), sort_keys=True, default=str))
         walk = state.clone()
         while walk.is_chance_node():
             walk.apply_unchecked(random_action(walk, rng))
         return expected(evaluator, walk, depth)
     total = [0.0] * state.num_players
-    for outcome, p in weighed(state):
+    for outcome, p in outcomes:
         after = state.clone()
         after.apply_unchecked(outcome)
-        for i, v in enumerate(expected(evaluator, after, depth + 1)):
+        for i, v in enumerate(expected(evaluator, after, depth + 1, breadth * len(outcomes))):
             total[i] += p * v
     return total
 
@@ -154,16 +158,17 @@ def luck(evaluator: Evaluator, state: State, outcome: Action) -> tuple[list[floa
     after it minus the expectation over the node's outcomes (:func:`weighed`)."""
     evaluator = evaluator.for_chance()
     after_values: dict[Action, list[float]] = {}
+    outcomes = weighed(state)
 
     def value_after(o: Action) -> list[float]:
         if o not in after_values:
             after = state.clone()
             after.apply_unchecked(o)
-            after_values[o] = expected(evaluator, after, 1)
+            after_values[o] = expected(evaluator, after, 1, len(outcomes))
         return after_values[o]
 
     before = [0.0] * state.num_players
-    for o, p in weighed(state):
+    for o, p in outcomes:
         for i, v in enumerate(value_after(o)):
             before[i] += p * v
     got = value_after(outcome)

@@ -2,12 +2,12 @@
 does — the same spec, seeds, rows and summary — and returns them as Python values::
 
     from ludoteca import lab
-    result = lab.run("tohm", players=2, agents="strong", games=2000, sweep=["layout=default,my.json"])
+    result = lab.run(GAME, players=2, agents="strong", games=2000, sweep=["layout=default,my.json"])
     result.summary["variants"][0]["first_player"]     # the figures of summary.json
     df = result.dataframe()                           # one row per game (pandas, if installed)
-    result.to_csv("tohm.csv")
+    result.to_csv("games.csv")
 
-With ``out=DIR`` the run is stored and resumable exactly like the command's (``run.json``,
+With ``out=DIR`` the run is stored and resumable just like the command's (``run.json``,
 ``games.jsonl``): the command line and a notebook can continue each other's runs.
 """
 

@@ -487,7 +487,7 @@ def search(game: str, vary: Sequence[str], *, players: int | None = None, agents
     written. ValueError (one line) on bad input::
 
         from ludoteca.lab.balance import search
-        result = search("tohm", ["face_1=remove,nothing"], players=2, agents="strong", budget=2000)
+        result = search(GAME, ["OPTION=A,B"], players=2, agents="strong", budget=2000)
         result.best.key, result.best.estimate, (result.best.low, result.best.high)
     """
     chosen = parse_target(target)

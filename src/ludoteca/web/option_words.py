@@ -106,7 +106,7 @@ def catalogue_entry(cls: type[Game], option: Option, lang: str | None) -> dict[s
         "name": option.name, "kind": option.kind, "label": web_text(lang, option.shown_label),
         "help": help_text(option, lang),
         "default": None if callable(option.default) else option.default,
-        "depends_on_players": callable(option.default),
+        "default_follows": callable(option.default),  # the default follows other options (players, the clock)
         "default_words": default_words(cls, option, lang),
     }
     entry["doc"] = entry["help"]

@@ -327,6 +327,34 @@ def _resolve_clock(value: Any, _resolved: Mapping[str, Any]) -> float | int | No
     return value
 
 
+def _hand_default(resolved: Mapping[str, Any]) -> int:
+    """RULES.md, Deal: every tile dealt evenly (40 tiles: 20, 13, 10 or 8 by player count)."""
+    tiles = resolved.get("tiles") or _default_set()  # asked without the tiles (an adapter): the default set
+    return len(tiles) // int(resolved["players"])
+
+
+def _resolve_hand(value: Any, resolved: Mapping[str, Any]) -> int:
+    """``hand``: 1 tile or more, at most the tile set shared evenly."""
+    most = _hand_default(resolved)
+    hand: int = as_int(1)(value, resolved)
+    if hand > most:
+        raise ValueError(_("{players} players can hold at most {most} tiles each from a set of {tiles}, not "
+                           "{value}").format(players=resolved["players"], most=most, tiles=len(resolved["tiles"]),
+                                             value=hand))
+    return hand
+
+
+RULEBOOK_OPTIONS = frozenset({"hand", "bonus_3", "bonus_4", "bonus_5", "go_on", "tournament_target", "win_points",
+                              "jolly_penalty"})
+"""The rulebook's numbers as options: left out of records at RULES.md's values."""
+
+
+def _bonus_option(conn: int) -> Option:
+    return Option(f"bonus_{conn}", f"bonus tiles a placement with {conn} connections earns (RULES.md: {conn - 2})",
+                  conn - 2, kind="int", low=0, high=6, label=f"bonus for {conn} connections",
+                  help=f"the bonus tiles a tile touching {conn} tiles earns")
+
+
 def _carry_cap_default(resolved: Mapping[str, Any]) -> float | int | None:
     """``carry_cap``'s default: one full hourglass (the clock), RULES.md section 4."""
     clock: float | int | None = resolved.get("clock")
@@ -413,6 +441,23 @@ class ExagonGame(Game):
                _carry_cap_default, _resolve_carry_cap, kind="seconds_or_none", low=0,
                label="time carried over", none_label="no limit", default_label="one full hourglass",
                help="the most seconds left over from a turn that pass on to the next one"),
+        Option("hand", "tiles dealt to each player (RULES.md: the set shared evenly, 20/13/10/8 of 40 for 2/3/4/5 "
+               "players); one tile left over starts on the table, two or more are set aside unseen",
+               _hand_default, _resolve_hand, kind="int", low=1, label="tiles per player",
+               help="the tiles dealt to each player; one tile left over starts on the table, more are set aside"),
+        *(_bonus_option(conn) for conn in (3, 4, 5)),
+        Option("go_on", "connections a tile needs for the turn to go on; with fewer the turn ends unless a bonus "
+               "is spent (RULES.md: 2)", 2, kind="int", low=1, high=6, label="connections to go on",
+               help="the tiles a placed tile must touch for the turn to go on; with fewer, a bonus is spent or "
+                    "the turn ends"),
+        Option("tournament_target", "tournament points that end a tournament (RULES.md: 50)", TOURNAMENT_TARGET,
+               kind="int", low=1, high=10000, label="points to win a tournament",
+               help="a tournament ends when someone has this many points"),
+        Option("win_points", "tournament points the winner of a game gains (RULES.md: 20)", WIN_POINTS, kind="int",
+               low=0, high=1000, label="points for a win", help="the tournament points the winner of a game gains"),
+        Option("jolly_penalty", "tournament points lost per Jolly tile left in hand, besides its star points "
+               "(RULES.md: 3)", JOLLY_PENALTY, kind="int", low=0, high=100, label="penalty per Jolly tile",
+               help="the points lost for each Jolly tile left in hand at the end of a game, besides its star points"),
     )
 
     def _setup(self) -> None:
@@ -426,7 +471,7 @@ class ExagonGame(Game):
         self.star = [t["star"] for t in tiles]
         self.nummask = [sum(1 << s for s in set(sd) if s <= 9) for sd in self.sides]
         self.jolly = [J in sd for sd in self.sides]
-        self.penalty = [t["star_points"] + (JOLLY_PENALTY if jolly else 0)
+        self.penalty = [t["star_points"] + (self.options["jolly_penalty"] if jolly else 0)
                         for t, jolly in zip(tiles, self.jolly, strict=True)]
         self.penalty_total = sum(self.penalty)
         # faces[t][k][d]: the side of tile t, rotation k, facing direction d.
@@ -457,8 +502,15 @@ class ExagonGame(Game):
         self.timeout_action = self.stop_action + 2
         self.off0 = self.timeout_action + 1
         """The first off-table placement code (= num_distinct_actions())."""
-        self.per_seat = N // n
-        self.leftover = N - self.per_seat * n
+        self.per_seat: int = self.options["hand"]
+        """Tiles dealt to each player (option ``hand``; RULES.md: N // players)."""
+        self.leftover: int = N - self.per_seat * n
+        self.bonus_for: tuple[int, ...] = (0, 0, 0, self.options["bonus_3"], self.options["bonus_4"],
+                                           self.options["bonus_5"], 0)
+        """Bonus tiles earned by a placement with each number of connections (RULES.md: 3, 4, 5 -> 1, 2, 3)."""
+        self.go_on: int = self.options["go_on"]
+        self.tournament_target: int = self.options["tournament_target"]
+        self.win_points: int = self.options["win_points"]
         # Candidate index: by_face[d][v] = (t, k) whose side facing d matches a number v there.
         by_face: list[list[list[tuple[int, int]]]] = [[[] for _ in range(10)] for _ in range(6)]
         by_jolly: list[dict[int, list[tuple[int, int]]]] = [{} for _ in range(6)]
@@ -522,6 +574,9 @@ class ExagonGame(Game):
             del opts["matching"]
         if not self.explicit_carry_cap():
             del opts["carry_cap"]
+        for opt in self.OPTIONS:
+            if opt.name in RULEBOOK_OPTIONS and opts[opt.name] == opt.default_for(self.options):
+                del opts[opt.name]
         if self.tiles is _default_set():
             del opts["tiles"]
         else:
@@ -795,8 +850,8 @@ def _read_scores(g: ExagonGame, phase: int, pos: PositionShape) -> list[int] | N
     n = g.num_players
     if len(scores) != n:
         raise ValueError(f"position['scores'] must be null or a list of {n} whole numbers")
-    if phase != OVER and max(scores) >= TOURNAMENT_TARGET:
-        raise ValueError(f"a score of {TOURNAMENT_TARGET} ends the tournament: the phase should be over")
+    if phase != OVER and max(scores) >= g.tournament_target:
+        raise ValueError(f"a score of {g.tournament_target} ends the tournament: the phase should be over")
     return list(scores)
 
 
@@ -1279,11 +1334,12 @@ class ExagonState(State):
             self._end_turn()
             return
         self.placed += 1
-        if conn >= 3:
-            self.bonus += conn - 2
-            counts["bonuses_earned"] += conn - 2
-            self._emit("bonus_earned", seat=p, count=conn - 2)
-        elif conn == 1:
+        earned = g.bonus_for[conn]
+        if earned:
+            self.bonus += earned
+            counts["bonuses_earned"] += earned
+            self._emit("bonus_earned", seat=p, count=earned)
+        if conn < g.go_on:
             if self.bonus:
                 self.bonus -= 1
                 counts["bonuses_spent"] += 1
@@ -1356,14 +1412,15 @@ class ExagonState(State):
             self.result = {"winners": winners, "end": reason}
             return
         pen = self.game.penalty
-        change = [WIN_POINTS if s in winners else -sum(pen[t] for t in h) for s, h in enumerate(self.hands)]
+        change = [self.game.win_points if s in winners else -sum(pen[t] for t in h)
+                  for s, h in enumerate(self.hands)]
         for s, delta in enumerate(change):
             self.points[s] += delta
         self._emit("tournament_game", winners=winners[:], reason=reason, change=change, scores=self.points[:])
         self.games = games = (self.games or 0) + 1
         champions: list[int] = []
         best = max(self.points)
-        if best >= TOURNAMENT_TARGET or games >= self.game.tournament_games:
+        if best >= self.game.tournament_target or games >= self.game.tournament_games:
             # Someone reached 50, or the last game allowed (option tournament_games) is over: the
             # highest score wins, equal highest scores share (RULES.md, Tournament).
             champions = [s for s, v in enumerate(self.points) if v == best]

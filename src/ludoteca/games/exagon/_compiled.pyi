@@ -17,7 +17,9 @@ class CState:
     last_stats: tuple[int, int, int]
     def __init__(self, sides: Sequence[Sequence[int]], star: Sequence[int], penalty: Sequence[int],
                  nummask: Sequence[int], players: int, hourglass: float | None, tournament: bool, turn_limit: int,
-                 radius: int, tournament_games: int, lenient: bool = False, carry_cap: float | None = None) -> None: ...
+                 radius: int, tournament_games: int, lenient: bool = False, carry_cap: float | None = None,
+                 hand: int = 0, bonus: Sequence[int] = (1, 2, 3), go_on: int = 2, target: int = 50,
+                 win_points: int = 20) -> None: ...
     def load(self, phase: int, owner: Sequence[int], hands: Sequence[Sequence[int]], aside: Sequence[int],
              table: Sequence[tuple[int, int, int]], dealt: int, to_move: int, turn: int, placed: int, bonus: int,
              passes: int, time_left: float | None, carry: float | None, points: Sequence[int] | None,

@@ -63,8 +63,6 @@ cdef enum:
     C_PLACEMENTS = 8
     C_PASSES = 9
     C_TIMEOUTS = 10
-    WIN_POINTS = 20
-    TOURNAMENT_TARGET = 50
 
 MAX_TILES = MAXT
 MAX_PLAYERS = MAXP
@@ -88,8 +86,12 @@ cdef struct Gm:
     int stop_action
     int pass_action
     int timeout_action
-    int per_seat
+    int per_seat                      # option hand (RULES.md: N // players)
     int leftover
+    int bonus_for[7]                  # bonus tiles by connections (options bonus_3 .. bonus_5: 1, 2, 3)
+    int go_on                         # connections for the turn to go on (option go_on: 2)
+    int target                        # tournament points that end it (option tournament_target: 50)
+    int win_points                    # tournament points of a game's winner (option win_points: 20)
     int turn_limit
     int tournament
     int tournament_games              # the most one-shot games of a tournament
@@ -379,7 +381,7 @@ cdef void _finish(const Gm* g, St* s, const int* winners, int nw, int reason) no
             if winners[i] == seat:
                 won = 1
         if won:
-            s.points[seat] += WIN_POINTS
+            s.points[seat] += g.win_points
         else:
             s.points[seat] -= _hand_penalty(g, s, seat)
     s.games += 1
@@ -388,7 +390,7 @@ cdef void _finish(const Gm* g, St* s, const int* winners, int nw, int reason) no
         if s.points[seat] > best:
             best = s.points[seat]
     # someone at 50, or the last game allowed: the highest score wins, equal highest share
-    if best >= TOURNAMENT_TARGET or s.games >= g.tournament_games:
+    if best >= g.target or s.games >= g.tournament_games:
         for seat in range(g.players):
             if s.points[seat] == best:
                 champions[nc] = seat
@@ -512,10 +514,10 @@ cdef void _place(const Gm* g, St* s, int action) noexcept nogil:
         _end_turn(g, s, 0)
         return
     s.placed += 1
-    if conn >= 3:
-        s.bonus += conn - 2
-        s.cnt[C_BONUSES_EARNED] += conn - 2
-    elif conn == 1:
+    if g.bonus_for[conn]:
+        s.bonus += g.bonus_for[conn]
+        s.cnt[C_BONUSES_EARNED] += g.bonus_for[conn]
+    if conn < g.go_on:
         if s.bonus:
             s.bonus -= 1
             s.cnt[C_BONUSES_SPENT] += 1
@@ -892,7 +894,7 @@ cdef double _cand_key(const Gm* g, const St* s, int a, int hand_size) noexcept n
         k = _links(g, s, c, t * 6 + (a - g.place0) % 6)
         if k == 6 or hand_size == 1:
             return WIN_KEY
-        go_on = 10.0 if (k >= 2 or s.bonus > 0) else 0.0
+        go_on = 10.0 if (k >= g.go_on or s.bonus > 0) else 0.0
         return go_on + 1.5 * (k if k < 5 else 5) + g.diff[t]
     if a < g.stop_action:
         return WIN_KEY if hand_size == 1 else 50.0  # a give: rare and important
@@ -1038,7 +1040,8 @@ cdef class CState:
     cdef public tuple last_stats
 
     def __init__(self, sides, star, penalty, nummask, int players, hourglass, bint tournament, int turn_limit,
-                 int radius, int tournament_games, bint lenient=False, carry_cap=None):
+                 int radius, int tournament_games, bint lenient=False, carry_cap=None, int hand=0,
+                 bonus=(1, 2, 3), int go_on=2, int target=50, int win_points=20):
         cdef int N = len(sides)
         if not 1 <= N <= MAXT:
             raise ValueError(f"{N} tiles are beyond the compiled engine (at most {MAXT})")
@@ -1062,8 +1065,15 @@ cdef class CState:
         g.stop_action = g.give0 + N * players
         g.pass_action = g.stop_action + 1
         g.timeout_action = g.stop_action + 2
-        g.per_seat = N // players
+        if not 0 <= hand <= N // players or len(bonus) != 3 or not 1 <= go_on <= 6:
+            raise ValueError("hand 0 (every tile) to tiles // players; bonus: three counts; go_on 1 to 6")
+        g.per_seat = hand if hand else N // players
         g.leftover = N - g.per_seat * players
+        for t in range(7):
+            g.bonus_for[t] = bonus[t - 3] if 3 <= t <= 5 else 0
+        g.go_on = go_on
+        g.target = target
+        g.win_points = win_points
         g.turn_limit = turn_limit
         g.tournament = tournament
         g.tournament_games = tournament_games

@@ -393,8 +393,10 @@ def read_move(state: State, text: str) -> list[Action] | None:
                          .format(number=number, count=len(spots)))
     ways = options.places.get((hand_names[label], spots[number]))
     if not ways:
-        raise ValueError(_("Tile {label} does not fit in place {number}: every side it touches must match.")
-                         .format(label=label, number=number))
+        rule = (_("at least one side it touches must match") if getattr(state.game, "lenient", False)
+                else _("every side it touches must match"))
+        raise ValueError(_("Tile {label} does not fit in place {number}: {rule}.")
+                         .format(label=label, number=number, rule=rule))
     actions = [a for _rot, a in ways]
     if _empty_table(data):
         actions = actions[:1]  # the first tile alone: every way of turning it is the same

@@ -275,7 +275,8 @@ export function refusal(a) {
   return null;
 }
 
-/** Where a tile went: next to which tiles, and how many sides matched (all of them: the rules allow no other). */
+/** Where a tile went: next to which tiles (those it matches: under lenient matching a touched tile whose side
+ * does not match is not named), and how many sides matched. */
 function placedText(e) {
   const next = e.next_to || [];
   if (!next.length) {
@@ -284,7 +285,7 @@ function placedText(e) {
   }
   const tiles = andList(next.map(String));
   if (next.length === 1) return t("next to tile {tiles}: 1 side matches", {tiles});
-  return tn("next to tiles {tiles}: {n} side matches", "next to tiles {tiles}: all {n} sides match", next.length, {tiles});
+  return tn("next to tiles {tiles}: {n} side matches", "next to tiles {tiles}: {n} sides match", next.length, {tiles});
 }
 
 /** A chance outcome in words (``seat``: whom it is for, or null). */

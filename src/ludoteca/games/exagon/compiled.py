@@ -56,8 +56,9 @@ except ImportError:  # not built (no compiler at install time): the Python engin
 log = logging.getLogger(__name__)
 
 SUPPORTED_OPTIONS = frozenset({"players", "clock", "tiles", "tournament", "turn_limit", "tournament_games", "matching",
-                               "carry_cap"})
-"""The options the compiled engine plays (all of EXAGON's today; ``tiles`` up to 40 tiles)."""
+                               "carry_cap", "hand", "bonus_3", "bonus_4", "bonus_5", "go_on", "tournament_target",
+                               "win_points", "jolly_penalty"})
+"""The options the compiled engine plays (all of EXAGON's; ``tiles`` up to 40 tiles)."""
 
 COUNTER_NAMES = tuple(c.name for c in COUNTERS)
 C_INT_MAX = 2**31 - 1
@@ -112,7 +113,8 @@ def _template(game: ExagonGame) -> _compiled.CState:
     if core is None:
         core = _compiled.CState(game.sides, game.star, game.penalty, game.nummask, game.num_players,
                                 game.hourglass, game.tournament, game.turn_limit, game.radius, game.tournament_games,
-                                game.lenient, game.carry_cap)
+                                game.lenient, game.carry_cap, game.per_seat, game.bonus_for[3:6], game.go_on,
+                                game.tournament_target, game.win_points)
         _templates[game] = core
     return core
 

@@ -98,7 +98,7 @@ def placements(s: ExagonState, p: int) -> list[tuple[int, int, int, int]]:
 def _key(g: ExagonGame, hand_size: int, bonus: int, t: int, k: int) -> float:
     if k == 6 or hand_size == 1:
         return WIN
-    go_on = k >= 2 or bonus > 0
+    go_on = k >= g.go_on or bonus > 0
     return (10.0 if go_on else 0.0) + 1.5 * min(k, 5) + difficulty(g, t)
 
 

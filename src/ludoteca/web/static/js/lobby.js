@@ -47,7 +47,7 @@ const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 function startValue(g, opt, n) {
   const defaults = (g.defaults && g.defaults[n]) || {};
   if (opt.name in defaults) return defaults[opt.name];
-  return opt.depends_on_players ? undefined : opt.default;
+  return opt.default_follows ? undefined : opt.default;
 }
 
 /** A checkbox drawn as a switch (style.css: .opt-switch), with its own words beside it. */
@@ -94,7 +94,7 @@ function intControl(opt, id, value) {
 
 /** Seconds, or none: a switch with the words of none ("no hourglass") and the seconds beside it. */
 function secondsControl(opt, id, value) {
-  const off = value === null && !opt.depends_on_players;
+  const off = value === null && !opt.default_follows;
   const input = numberInput(id, opt, off ? undefined : value);
   const unit = h("span", {class: "opt-unit"}, t("seconds"));
   const empty = value === undefined || value === null; // a default that follows another option (e.g. the clock)
