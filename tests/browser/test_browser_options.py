@@ -110,8 +110,13 @@ def choose(page: Any, game: str, players: int, tmp_path: Path) -> dict[str, Any]
     """Set every option to a value other than its default through its control; the values chosen."""
     chosen: dict[str, Any] = {}
     seconds_done = False
+    page.evaluate("() => { const d = document.getElementById('designers'); if (d) d.open = true; }")
     for option in game_class(game).OPTIONS:
         control = page.locator(f"#opt-{option.name}")
+        if option.variant:
+            # a rulebook variant for designers: folded with the designer's files, at the rulebook's value
+            assert control.evaluate("(e) => !!e.closest('#designers')"), option.name
+            continue
         default = resolved_default(game, option, players)
         if option.kind == "choice":
             index = next(i for i, c in reversed(list(enumerate(option.choices))) if c.value != default)
@@ -134,7 +139,6 @@ def choose(page: Any, game: str, players: int, tmp_path: Path) -> dict[str, Any]
                 page.locator(f"#opt-{option.name}-none").set_checked(True)
                 chosen[option.name] = None
         elif option.kind == "file":
-            page.locator("#designers summary").click()
             path = tmp_path / f"{option.name}.json"
             path.write_text(json.dumps(default, indent=1))  # a designer's file: valid, the usual one written out
             control.set_input_files(str(path))

@@ -64,6 +64,9 @@ class Option:
     """``"seconds_or_none"``: the words of None (e.g. "no hourglass")."""
     default_label: str = ""
     """``"file"``: the words of the default (e.g. "the 40 standard tiles")."""
+    variant: bool = False
+    """A rule of the rulebook made a number or a switch for designers (its default is the rulebook's):
+    the lobby shows it folded under "For designers", beside the options a table usually sets."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -552,6 +552,9 @@ def _conclusion(comparison: dict[str, Any]) -> dict[str, Any]:
     difference, its interval and the run's minimum detectable effect (80% power at 5%)."""
     row = next(r for r in comparison["rows"] if r["measure"] == "first player win rate")
     verdict = ("changes" if row.get("significant_holm") else "hint" if row["significant"] else "no_evidence")
+    counts = comparison.get("players") or []
+    if len(set(counts)) > 1:
+        verdict = "other_players"  # 1/n differs: the raw rates do not compare; the advantages (rate - 1/n) do
     return {"measure": row["measure"], "verdict": verdict, "diff": row["diff"], "ci": row["ci"],
             "mde": MDE_FACTOR * row["se"]}
 
@@ -582,7 +585,7 @@ def summarise(spec: RunSpec, rows: Sequence[Row], games: int, counters: Sequence
         b = variants[0]
         for k, v in enumerate(variants[1:], 1):
             comparisons.append({
-                "variant": v["key"], "baseline": b["key"],
+                "variant": v["key"], "baseline": b["key"], "players": [b["players"], v["players"]],
                 "rows": compare(spec.for_comparison(0, k), b, by_variant[b["key"]], v, by_variant[v["key"]], counters,
                                 endings),
             })

@@ -38,9 +38,11 @@ def rate_plot(summary: dict[str, Any], which: str, kind: str) -> str:
     fig = Figure(figsize=(max(4.5, 1.2 * n * len(variants) ** 0.5 + 2), 3.2))
     ax = fig.subplots()
     width = 0.8 / len(variants)
-    fair = 1 / n
-    low, high = fair, fair
+    counts = {int(v.get("players") or n) for v in variants}
+    low = high = 1 / n
     for k, v in enumerate(variants):
+        fair = 1 / int(v.get("players") or n)  # each variant's own fair share (a sweep of the player count)
+        low, high = min(low, fair), max(high, fair)
         xs = [i + (k - (len(variants) - 1) / 2) * width for i in range(len(v[which]))]
         rates = [e["rate"] for e in v[which]]
         err = [[max(0.0, e["rate"] - e["ci"][0]) for e in v[which]],
@@ -49,7 +51,9 @@ def rate_plot(summary: dict[str, Any], which: str, kind: str) -> str:
         ax.bar(xs, [r - fair for r in rates], bottom=fair, width=width, yerr=err, capsize=3, label=v["key"])
         low = min(low, *(e["ci"][0] for e in v[which]))
         high = max(high, *(e["ci"][1] for e in v[which]))
-    ax.axhline(fair, color="black", linestyle="--", linewidth=1, label=_("fair 1/n"))
+    for count in sorted(counts):
+        ax.axhline(1 / count, color="black", linestyle="--", linewidth=1,
+                   label=_("fair 1/n") if len(counts) == 1 else f"1/{count}")
     margin = max(0.01, 0.15 * (high - low))
     ax.set_ylim(max(0.0, low - margin), min(1.0, high + margin))
     ax.set_xticks(range(n))

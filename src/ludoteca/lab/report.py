@@ -273,6 +273,10 @@ def conclusion_sentence(comp: dict[str, Any]) -> str:
         return ""
     fields = {"variant": comp["variant"], "baseline": comp["baseline"], "diff": dec(100 * c["diff"], 1, sign=True),
               "ci": diff_ci_text(c["ci"], True), "mde": dec(100 * c["mde"], 1)}
+    if c["verdict"] == "other_players":
+        return _("{variant} is played by another number of players than {baseline}: compare the first player's "
+                 "advantage over the fair share (the win rate minus 1/n, in the tables above), not the raw win "
+                 "rates.").format(**fields)
     if c["verdict"] == "changes":
         text = _("{variant} changes the first player's win rate by {diff} points {ci} against {baseline} "
                  "(significant after Holm's adjustment).")

@@ -108,6 +108,7 @@ def catalogue_entry(cls: type[Game], option: Option, lang: str | None) -> dict[s
         "default": None if callable(option.default) else option.default,
         "default_follows": callable(option.default),  # the default follows other options (players, the clock)
         "default_words": default_words(cls, option, lang),
+        "variant": option.variant,  # a rulebook variant for designers: folded in the lobby
     }
     entry["doc"] = entry["help"]
     if option.choices:

@@ -178,7 +178,7 @@ def _resolve_last_die_face(value: Any, resolved: Mapping[str, Any]) -> int:
 def _die_option(name: str, face: str, label: str, last: bool = False) -> Option:
     return Option(
         name, f"how many faces of the die show {face} (RULES.md's die: one of each face)", 1,
-        _resolve_last_die_face if last else _resolve_die_face, kind="int", low=0, high=6, label=label,
+        _resolve_last_die_face if last else _resolve_die_face, kind="int", low=0, high=6, label=label, variant=True,
         help="how many of the die's faces show this; every face is equally likely, so more faces make it "
              "more frequent and 0 removes it")
 
@@ -216,15 +216,15 @@ class ExactlyGame(Game):
                )),
         Option("target", "the pile total, in cents, that takes a 1-euro token (a multiple of 5)", TARGET,
                _resolve_target, kind="int", low=5, high=MOST_COINS, label="target",
-               help="the cents a pile must hold exactly to take a 1-euro token; a multiple of 5"),
+               help="the cents a pile must hold exactly to take a 1-euro token; a multiple of 5", variant=True),
         Option("euros_to_win", "1-euro tokens that win the game", WIN_EUROS, _resolve_euros_to_win,
                kind="int", low=1, high=most_euros_to_win(2), label="euros to win",
                help="the 1-euro tokens that win the game; with more players fewer are allowed, since the "
-                    "box holds 15"),
+                    "box holds 15", variant=True),
         Option("cap", "a coin may not enter a player's pile holding more than this many cents (850: no cap)", CAP,
                kind="int", low=0, high=MOST_COINS, label="closed above",
                help="a player's pile holding more than this many cents accepts no coin; 850 (every coin) "
-                    "means no limit"),
+                    "means no limit", variant=True),
         _die_option("die_zero", "0", "die faces showing 0"),
         _die_option("die_question", "?", "die faces showing ?"),
         _die_option("die_50", "50", "die faces showing 50"),

@@ -352,7 +352,7 @@ RULEBOOK_OPTIONS = frozenset({"hand", "bonus_3", "bonus_4", "bonus_5", "go_on", 
 def _bonus_option(conn: int) -> Option:
     return Option(f"bonus_{conn}", f"bonus tiles a placement with {conn} connections earns (RULES.md: {conn - 2})",
                   conn - 2, kind="int", low=0, high=6, label=f"bonus for {conn} connections",
-                  help=f"the bonus tiles a tile touching {conn} tiles earns")
+                  help=f"the bonus tiles a tile touching {conn} tiles earns", variant=True)
 
 
 def _carry_cap_default(resolved: Mapping[str, Any]) -> float | int | None:
@@ -444,20 +444,23 @@ class ExagonGame(Game):
         Option("hand", "tiles dealt to each player (RULES.md: the set shared evenly, 20/13/10/8 of 40 for 2/3/4/5 "
                "players); one tile left over starts on the table, two or more are set aside unseen",
                _hand_default, _resolve_hand, kind="int", low=1, label="tiles per player",
-               help="the tiles dealt to each player; one tile left over starts on the table, more are set aside"),
+               help="the tiles dealt to each player; one tile left over starts on the table, more are set aside",
+                variant=True),
         *(_bonus_option(conn) for conn in (3, 4, 5)),
         Option("go_on", "connections a tile needs for the turn to go on; with fewer the turn ends unless a bonus "
                "is spent (RULES.md: 2)", 2, kind="int", low=1, high=6, label="connections to go on",
                help="the tiles a placed tile must touch for the turn to go on; with fewer, a bonus is spent or "
-                    "the turn ends"),
+                    "the turn ends", variant=True),
         Option("tournament_target", "tournament points that end a tournament (RULES.md: 50)", TOURNAMENT_TARGET,
                kind="int", low=1, high=10000, label="points to win a tournament",
-               help="a tournament ends when someone has this many points"),
+               help="a tournament ends when someone has this many points", variant=True),
         Option("win_points", "tournament points the winner of a game gains (RULES.md: 20)", WIN_POINTS, kind="int",
-               low=0, high=1000, label="points for a win", help="the tournament points the winner of a game gains"),
+               low=0, high=1000, label="points for a win", help="the tournament points the winner of a game gains",
+                variant=True),
         Option("jolly_penalty", "tournament points lost per Jolly tile left in hand, besides its star points "
                "(RULES.md: 3)", JOLLY_PENALTY, kind="int", low=0, high=100, label="penalty per Jolly tile",
-               help="the points lost for each Jolly tile left in hand at the end of a game, besides its star points"),
+               help="the points lost for each Jolly tile left in hand at the end of a game, besides its star points",
+                variant=True),
     )
 
     def _setup(self) -> None:

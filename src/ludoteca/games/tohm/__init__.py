@@ -274,7 +274,7 @@ def _face_option(d: int) -> Option:
     place); off, the face does nothing and the turn passes."""
     label, help_text = FACE_WORDS.get(d, (f"a {d} places a token", PLACE_WORDS.format(d=d)))
     return Option(f"face_{d}", f"whether a roll of {d} does what RULES.md says (false: nothing, the turn passes)",
-                  True, kind="bool", label=label, help=help_text)
+                  True, kind="bool", label=label, help=help_text, variant=True)
 
 
 # --- the game ---------------------------------------------------------------------------
@@ -308,17 +308,17 @@ class TohmGame(Game):
             default_label="the board of the rules, cut to the number of players",
         ),
         Option("tokens", "tokens per player (RULES.md: 5)", TOKENS, kind="int", low=1, high=25,
-               label="tokens per player", help="how many tokens each player has"),
+               label="tokens per player", help="how many tokens each player has", variant=True),
         Option("trophies", "trophies in the box; the game ends when all are given (RULES.md: 10)", TROPHIES,
                kind="int", low=1, high=100, label="trophies",
-               help="the trophies in the box; the game ends when the last one is given"),
+               help="the trophies in the box; the game ends when the last one is given", variant=True),
         Option("tris", "tokens of one player in a row or column that score (RULES.md: 3, a tris)", TRIS,
                _resolve_tris, kind="int", low=2, high=MAX_SIDE, label="tokens in a row",
-               help="how many tokens of one player in a row or column score; no longer than the board"),
+               help="how many tokens of one player in a row or column score; no longer than the board", variant=True),
         *(_face_option(d) for d in range(1, 7)),
         Option("place_anywhere", "a roll of 3 to 6 places on any empty cell, whatever its number (RULES.md: false, "
                "on a cell carrying the number rolled)", False, kind="bool", label="place anywhere",
-               help="a roll of 3 to 6 places a token on any empty cell, whatever its number"),
+               help="a roll of 3 to 6 places a token on any empty cell, whatever its number", variant=True),
         Option(
             "turn_limit",
             "the game ends after this many player turns; the leaders by trophies share the win",

@@ -202,14 +202,15 @@ def _resolve_card_value(value: Any, resolved: Mapping[str, Any]) -> int:
 
 def _start_option(value: int) -> Option:
     return Option(f"start_{value}", f"+{value} cards each player starts with (RULES.md: 1)", 1, kind="int", low=0,
-                  high=9, label=f"+{value} cards at the start", help=f"how many +{value} cards each player starts with")
+                  high=9, label=f"+{value} cards at the start", help=f"how many +{value} cards each player starts with",
+                  variant=True)
 
 
 def _income_option(face: int) -> Option:
     return Option(f"income_{face}", f"the card value (0, 2, 3 or 4) every player gains on an income roll of {face} "
                   f"(RULES.md: {INCOME_FACES[face]})", INCOME_FACES[face], _resolve_card_value, kind="int", low=0,
                   high=4, label=f"income on a {face}",
-                  help=f"the card every player gains when the income die shows {face}: 0, 2, 3 or 4")
+                  help=f"the card every player gains when the income die shows {face}: 0, 2, 3 or 4", variant=True)
 
 
 class TriGame(Game):
@@ -247,19 +248,19 @@ class TriGame(Game):
                         Choice("move", "move one of its units",
                                "one of the square's four units moves to an empty triangle; the square opens"))),
         Option("teleports", "whether a closed square gives a teleport at all (RULES.md: true)", True, kind="bool",
-               label="teleports", help="whether each closed square gives its owner one teleport"),
+               label="teleports", help="whether each closed square gives its owner one teleport", variant=True),
         *(_start_option(v) for v in CARD_VALUES),
         Option("income_every", "rounds between income rolls; 0: never (RULES.md: 3)", INCOME_EVERY, kind="int",
                low=0, high=50, label="income every",
-               help="every how many rounds the income die is rolled; 0 means never"),
+               help="every how many rounds the income die is rolled; 0 means never", variant=True),
         *(_income_option(f) for f in range(1, 7)),
         Option("elimination_cards", "whether the remaining players gain cards at each elimination (RULES.md: "
                "+2 and +3 after the first, two +2 and a +4 after the second)", True, kind="bool",
                label="cards at each elimination",
-               help="whether the remaining players gain cards when a player is out"),
+               help="whether the remaining players gain cards when a player is out", variant=True),
         Option("most_dice", "the most dice an attacker rolls: one per own unit next to the target, at most this "
                "many (RULES.md: 3, every unit)", 3, kind="int", low=1, high=3, label="most attack dice",
-               help="an attacker rolls one die per own unit next to the target, at most this many"),
+               help="an attacker rolls one die per own unit next to the target, at most this many", variant=True),
     )
 
     size: int

@@ -155,17 +155,21 @@ function renderOptions() {
   box.replaceChildren();
   controls = [];
   const designers = [];
+  const variants = [];
   for (const opt of g.options) {
     const make = CONTROLS[opt.kind];
     if (!make) continue; // an option without a kind a person can set (the terminal and the lab still can)
     const control = make(opt, `opt-${opt.name}`, startValue(g, opt, n));
     controls.push({opt, read: control.read});
     if (control.designer) designers.push(...control.row);
+    else if (opt.variant) variants.push(control.row[0], h("div", {class: "opt-doc"}, opt.help), ...control.row.slice(1));
     else box.append(control.row[0], h("div", {class: "opt-doc"}, opt.help), ...control.row.slice(1));
   }
-  if (designers.length) {
+  // the rulebook's numbers and switches (every one at the rulebook's value by default) and a designer's
+  // files: folded, so a player setting up a table sees only what a table usually sets
+  if (designers.length || variants.length) {
     box.append(h("details", {class: "designers", id: "designers"},
-      h("summary", {}, t("For designers")), ...designers));
+      h("summary", {}, t("For designers")), ...variants, ...designers));
   }
 }
 
