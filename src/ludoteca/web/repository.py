@@ -59,7 +59,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection, Engine, Row
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.schema import CreateColumn
 
 from ludoteca.web.leases import FencedOut, check_fences
@@ -407,7 +407,11 @@ class Repository:
         self.engine: Engine = create_engine(url, **kwargs)
         if self.dialect == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
+        try:
+            metadata.create_all(self.engine)
+        except (OperationalError, ProgrammingError, IntegrityError):
+            # another process (a worker, a test, `ludoteca backup`) created them at the same moment
+            metadata.create_all(self.engine)
         _add_missing_columns(self.engine)
         self._writer: Connection | None = None
         """The connection of :meth:`append_batch` (the hot path), kept open between commits and
