@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ludoteca.commands.common import add_database_arguments, database_of
 from ludoteca.core.i18n import N_, _
 from ludoteca.i18n import add_lang_argument, use_language
 
@@ -15,21 +16,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["grant", "revoke", "list"],
                         help=_("grant NAME the admin role, revoke it, or list the moderators"))
     parser.add_argument("name", nargs="?", metavar="NAME", help=_("the account's name (for grant and revoke)"))
-    parser.add_argument("--database", metavar="URL", default=None,
-                        help=_("the server's SQLAlchemy URL (default: the SQLite database of --data-dir)"))
-    parser.add_argument("--data-dir", default="data", help=_("directory of the SQLite database (default ./data)"))
+    add_database_arguments(parser, _("the server's SQLAlchemy URL (default: the SQLite database of --data-dir)"))
     add_lang_argument(parser, "messages")
 
 
 def run(args: argparse.Namespace) -> int:
     from ludoteca.cli import UsageError
     from ludoteca.web.moderation import ADMIN, moderators, set_role
-    from ludoteca.web.repository import Repository, database_url
+    from ludoteca.web.repository import Repository
 
     use_language(args.lang)
     if args.action != "list" and not args.name:
         raise UsageError(_("{action} needs the account's name").format(action=args.action))
-    repo = Repository(database_url(args.data_dir, args.database))
+    repo = Repository(database_of(args))
     try:
         if args.action == "list":
             names = moderators(repo)

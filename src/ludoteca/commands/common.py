@@ -44,3 +44,16 @@ def load_game_from_args(args: argparse.Namespace) -> Any:
         return load_game(args.game, **options)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def add_database_arguments(parser: argparse.ArgumentParser, url_help: str) -> None:
+    """``--database URL`` (help ``url_help``) and ``--data-dir``: a server's database, as ``serve`` takes it."""
+    parser.add_argument("--database", metavar="URL", default=None, help=url_help)
+    parser.add_argument("--data-dir", default="data", help=_("directory of the SQLite database (default ./data)"))
+
+
+def database_of(args: argparse.Namespace) -> str:
+    """The SQLAlchemy URL the command's ``--database``/``--data-dir`` name."""
+    from ludoteca.web.repository import database_url
+
+    return database_url(args.data_dir, args.database)
