@@ -65,6 +65,8 @@ from sqlalchemy.schema import CreateColumn
 from ludoteca.web.leases import FencedOut, check_fences
 
 SQLITE_FILE = "ludoteca.sqlite3"
+SCHEMA_TRIES = 10
+"""Tries at creating the tables while another process creates them too."""
 OPEN = "open"
 WAITING = "waiting"
 PLAYING = "playing"
@@ -407,11 +409,16 @@ class Repository:
         self.engine: Engine = create_engine(url, **kwargs)
         if self.dialect == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        try:
-            metadata.create_all(self.engine)
-        except (OperationalError, ProgrammingError, IntegrityError):
-            # another process (a worker, a test, `ludoteca backup`) created them at the same moment
-            metadata.create_all(self.engine)
+        for attempt in range(SCHEMA_TRIES):
+            try:
+                metadata.create_all(self.engine)
+                break
+            except (OperationalError, ProgrammingError, IntegrityError):
+                # another process (a worker, a test, `ludoteca backup`) is creating them at the same
+                # moment: what it made is there on the next try
+                if attempt == SCHEMA_TRIES - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
         _add_missing_columns(self.engine)
         self._writer: Connection | None = None
         """The connection of :meth:`append_batch` (the hot path), kept open between commits and
