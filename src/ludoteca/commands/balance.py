@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ludoteca.cli import UsageError
 from ludoteca.commands.common import add_game_argument, add_option_arguments, parse_options
-from ludoteca.commands.lab import positive_int
+from ludoteca.commands.lab import add_parallel_arguments, positive_int
 from ludoteca.core.i18n import N_, _
 from ludoteca.i18n import add_lang_argument, use_language
 
@@ -46,13 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, metavar="GAMES",
                         help=_("the most games the search plays, all settings together (default {games})").format(
                             games=DEFAULT_BUDGET))
-    parser.add_argument("--seed", type=int, default=0, help=_("master seed (default 0): same seed, same results"))
-    parser.add_argument("--jobs", "-j", type=positive_int, default=None,
-                        help=_("parallel workers (default: every core)"))
-    parser.add_argument("--backend", choices=("local", "ray"), default="local",
-                        help=_("local processes (default) or Ray"))
-    parser.add_argument("--address", default=None,
-                        help=_("with --backend ray: the Ray cluster to join (default: start Ray locally)"))
+    add_parallel_arguments(parser)
     parser.add_argument("--out", metavar="DIR", default=None,
                         help=_("keep the games and the result (balance.json) in DIR; rerun to resume"))
     parser.add_argument("--no-progress", action="store_true", help=_("no progress bar"))

@@ -44,13 +44,9 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-def add_run_arguments(parser: argparse.ArgumentParser, *, games: int, per_variant: bool = False) -> None:
-    """Arguments shared by ``lab`` and ``arena``."""
-    add_game_argument(parser)
-    add_option_arguments(parser)
-    parser.add_argument("--games", type=positive_int, default=games,
-                        help=(_("games to play (per variant; default {games})") if per_variant
-                              else _("games to play (default {games})")).format(games=games))
+def add_parallel_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--seed``, ``--jobs``, ``--backend``, ``--address``: how a run's games are seeded and spread
+    (``lab``, ``arena``, ``balance``)."""
     parser.add_argument("--seed", type=int, default=0, help=_("master seed (default 0): same seed, same results"))
     parser.add_argument("--jobs", "-j", type=positive_int, default=None,
                         help=_("parallel workers (default: every core)"))
@@ -58,6 +54,16 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, games: int, per_varian
                         help=_("local processes (default) or Ray"))
     parser.add_argument("--address", default=None,
                         help=_("with --backend ray: the Ray cluster to join (default: start Ray locally)"))
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, *, games: int, per_variant: bool = False) -> None:
+    """Arguments shared by ``lab`` and ``arena``."""
+    add_game_argument(parser)
+    add_option_arguments(parser)
+    parser.add_argument("--games", type=positive_int, default=games,
+                        help=(_("games to play (per variant; default {games})") if per_variant
+                              else _("games to play (default {games})")).format(games=games))
+    add_parallel_arguments(parser)
     parser.add_argument("--connect-timeout", type=positive_seconds, default=CONNECT_TIMEOUT, metavar="SECONDS",
                         help=_("with --address: give up if the Ray cluster does not answer within SECONDS "
                                "(default {seconds})").format(seconds=f"{CONNECT_TIMEOUT:g}"))
