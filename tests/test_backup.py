@@ -28,7 +28,15 @@ from sqlalchemy import create_engine, select
 from ludoteca.core.rating import Rating
 from ludoteca.registry import GAMES
 from ludoteca.web import launch
-from ludoteca.web.repository import Repository, accounts_t, actions_t, rating_history_t, ratings_t, seats_t, tables_t
+from ludoteca.web.repository.store import (
+    Repository,
+    accounts_t,
+    actions_t,
+    rating_history_t,
+    ratings_t,
+    seats_t,
+    tables_t,
+)
 from tests.test_web_api import WS, connect, create, open_seats, server
 from tests.test_web_ratings import set_rating
 

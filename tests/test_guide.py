@@ -1,5 +1,5 @@
 """The guided first game of every game ("Learn to play", issue 12): the guide files checked against the
-real engines (core/guide.py), and the stateless API that plays their steps (web/guide.py)."""
+real engines (core/guide.py), and the stateless API that plays their steps (web/lobby/guide.py)."""
 
 from __future__ import annotations
 

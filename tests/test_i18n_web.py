@@ -85,7 +85,7 @@ def test_the_extractors_find_scripts_pages_plurals_and_server_messages() -> None
     assert "forward (→)" in ids  # replay.html: data-i18n-title
     assert "seat {seat} is already taken" in ids  # WebError(Code.SEAT_TAKEN, "…", seat=…)
     assert "the game has not started" in ids and "the game is over" in ids  # both branches of a conditional
-    assert "plays any legal move" in ids  # N_() in web/ai.py
+    assert "plays any legal move" in ids  # N_() in web/master/ai.py
     places = {loc[0].split("/")[-1] for m in catalog for loc in m.locations}
     assert {"common.js", "lobby.js", "replay.js", "index.html", "replay.html", "lobby.py"} <= places
 

@@ -34,9 +34,9 @@ from ludoteca.commands.rules import terminal_language
 from ludoteca.core.game import Game
 from ludoteca.registry import GAMES, game_class
 from ludoteca.web.app import create_app
-from ludoteca.web.option_words import label as option_label
-from ludoteca.web.option_words import with_options
-from ludoteca.web.rules import (
+from ludoteca.web.lobby.option_words import label as option_label
+from ludoteca.web.lobby.option_words import with_options
+from ludoteca.web.lobby.rules import (
     COOKIE,
     LANGUAGES,
     accepted_language,

@@ -14,7 +14,7 @@ import ludoteca.games.exactly as exactly
 import ludoteca.games.tohm as tohm
 from ludoteca.games.exactly import ExactlyGame
 from ludoteca.games.tohm import AREA_BY_PLAYERS, TohmGame, default_layout
-from ludoteca.web.rules import Diagram, diagram_blocks, parse_diagram
+from ludoteca.web.lobby.rules import Diagram, diagram_blocks, parse_diagram
 
 LANGS = ("en", "it")
 GAMES: dict[str, tuple[Any, Any]] = {"exactly": (exactly, ExactlyGame), "tohm": (tohm, TohmGame)}

@@ -11,7 +11,7 @@ import ludoteca.games.exagon as exagon
 import ludoteca.games.tri as tri
 from ludoteca.games.exagon import ExagonGame
 from ludoteca.games.tri import TriGame
-from ludoteca.web.rules import Diagram, diagram_blocks, parse_diagram
+from ludoteca.web.lobby.rules import Diagram, diagram_blocks, parse_diagram
 
 LANGS = ("en", "it")
 GAMES = {"tri": (tri, TriGame), "exagon": (exagon, ExagonGame)}

@@ -19,10 +19,10 @@ pytest.importorskip("argon2")
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select, text
 
-from ludoteca.web import accounts
-from ludoteca.web.attempts import KEEP, Attempts, Count
-from ludoteca.web.repository import Repository, attempts_t, sessions_t
-from ludoteca.web.sessions import CSRF_COOKIE, SESSION_COOKIE, SESSION_TTL, hash_session
+from ludoteca.web.accounts import accounts
+from ludoteca.web.accounts.attempts import KEEP, Attempts, Count
+from ludoteca.web.accounts.sessions import CSRF_COOKIE, SESSION_COOKIE, SESSION_TTL, hash_session
+from ludoteca.web.repository.store import Repository, attempts_t, sessions_t
 from tests.test_web_api import connect, make_app, open_seats
 
 POSTGRES = os.environ.get("LUDOTECA_TEST_POSTGRES_URL")

@@ -134,7 +134,7 @@ def test_catalog_lists_installed_games_options_and_levels(tmp_path: Path) -> Non
         assert client.get("/").status_code == 200
         made = client.post("/api/tables", json={"game": ludoteca.GAMES[0], "players": 2}).json()
         assert "table.js" in client.get(made["url"]).text
-        assert client.get("/t/anything").status_code == 404  # no such table: the 404 page (web/notfound.py)
+        assert client.get("/t/anything").status_code == 404  # no such table: the 404 page (web/lobby/notfound.py)
 
 
 def test_catalog_describes_each_ai_levels_strength(tmp_path: Path) -> None:

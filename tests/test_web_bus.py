@@ -1,4 +1,4 @@
-"""The pub/sub bus between workers (web/bus.py): in-process, and against a real redis-server.
+"""The pub/sub bus between workers (web/hub/bus.py): in-process, and against a real redis-server.
 
 The Redis tests start Debian's ``redis-server`` themselves, on a free loopback port with nothing
 kept on disk and a password (as docs/web.md's setup), so that they can kill and restart it
@@ -27,7 +27,7 @@ import pytest
 
 pytest.importorskip("redis")
 
-from ludoteca.web.bus import (
+from ludoteca.web.hub.bus import (
     MAC_CHARS,
     MAX_MESSAGE,
     BusMessage,

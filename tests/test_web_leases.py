@@ -1,4 +1,4 @@
-"""Table leases with fencing tokens (web/leases.py), on SQLite and on a real PostgreSQL server.
+"""Table leases with fencing tokens (web/hub/leases.py), on SQLite and on a real PostgreSQL server.
 
 The PostgreSQL cases (``@pytest.mark.postgres``) need ``LUDOTECA_TEST_POSTGRES_URL`` (scripts/test
 starts a server and sets it); each test has a fresh database of its own on it, so runs at the same
@@ -23,7 +23,7 @@ pytest.importorskip("sqlalchemy")
 from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, func, insert, select
 from sqlalchemy.engine import Engine
 
-from ludoteca.web.leases import MAX_TTL, FencedOut, Lease, LeaseStore, check_fence, check_fences, leases_t
+from ludoteca.web.hub.leases import MAX_TTL, FencedOut, Lease, LeaseStore, check_fence, check_fences, leases_t
 
 PG_URL = os.environ.get("LUDOTECA_TEST_POSTGRES_URL")
 
@@ -353,7 +353,7 @@ def test_a_takeover_waits_for_the_write_under_way_then_wins(engines: Callable[[]
 
 def test_renewing_all_of_a_workers_leases_at_once_keeps_the_held_and_reports_the_lost(
         engines: Callable[[], Engine]) -> None:
-    from ludoteca.web import leases as leases_module
+    from ludoteca.web.hub import leases as leases_module
 
     clock = Clock()
     a, b = LeaseStore(engines(), clock), LeaseStore(engines(), clock)
@@ -430,8 +430,8 @@ class _Table:
     def __init__(self, table_id: str, state: Any, stored_at: float, fake: _FakeTime) -> None:
         from types import SimpleNamespace
 
-        from ludoteca.web.clock import TurnClock
-        from ludoteca.web.master import PLAYING
+        from ludoteca.web.master.clock import TurnClock
+        from ludoteca.web.master.master import PLAYING
 
         self.id = table_id
         self.status = PLAYING
@@ -446,8 +446,8 @@ class _Table:
         return False  # the last stored action is known already
 
     def lease_gained(self) -> None:
-        from ludoteca.web.clock import TIMEOUT_GRACE
-        from ludoteca.web.table_turns import Turns
+        from ludoteca.web.master.clock import TIMEOUT_GRACE
+        from ludoteca.web.master.table_turns import Turns
 
         Turns._restart_clock(self)  # type: ignore[arg-type]
         remaining = self.master.clock.remaining()
@@ -486,10 +486,10 @@ def test_a_timeout_due_after_the_holder_died_comes_late_by_at_most_ttl_plus_a_ro
     import asyncio
     import random as _random
 
-    from ludoteca.web import table_turns
-    from ludoteca.web.bus import LocalBus
-    from ludoteca.web.clock import TIMEOUT_GRACE
-    from ludoteca.web.cluster import EVERY, TTL, Cluster
+    from ludoteca.web.hub.bus import LocalBus
+    from ludoteca.web.hub.cluster import EVERY, TTL, Cluster
+    from ludoteca.web.master import table_turns
+    from ludoteca.web.master.clock import TIMEOUT_GRACE
 
     fake = _FakeTime()
     monkeypatch.setattr(table_turns, "time", fake)

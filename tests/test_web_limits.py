@@ -24,8 +24,7 @@ pytest.importorskip("sqlalchemy")
 from sqlalchemy import text as sql
 from starlette.websockets import WebSocketDisconnect
 
-from ludoteca.web import lobby as lobby_module
-from ludoteca.web.ai import AIRunner
+from ludoteca.web.lobby import lobby as lobby_module
 from ludoteca.web.limits import (
     MAX_DEPTH,
     MAX_LAYOUT_SIDE,
@@ -35,7 +34,8 @@ from ludoteca.web.limits import (
     parse_json,
     valid_table_id,
 )
-from ludoteca.web.repository import AppendRequest, Repository, SeatData, TableData
+from ludoteca.web.master.ai import AIRunner
+from ludoteca.web.repository.store import AppendRequest, Repository, SeatData, TableData
 from tests.test_web_api import WS, connect, create, open_seats, server
 
 pytestmark = pytest.mark.timeout(120)

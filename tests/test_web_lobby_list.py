@@ -13,8 +13,8 @@ pytest.importorskip("sqlalchemy")
 
 from sqlalchemy import update
 
-from ludoteca.web.lobby import LIST_STALLED
-from ludoteca.web.repository import tables_t
+from ludoteca.web.lobby.lobby import LIST_STALLED
+from ludoteca.web.repository.store import tables_t
 from tests.test_web_api import create, open_seats, server
 
 

@@ -58,7 +58,7 @@ def test_metrics_are_only_for_the_token_or_a_moderator(tmp_path: Path) -> None:
 
 
 def test_a_moderator_reads_the_metrics_without_the_token(tmp_path: Path) -> None:
-    moderation = pytest.importorskip("ludoteca.web.moderation")
+    moderation = pytest.importorskip("ludoteca.web.accounts.moderation")
     if not hasattr(moderation, "set_role") or not hasattr(moderation, "ADMIN"):
         pytest.skip("the admin role is not in this tree")
     from starlette.testclient import TestClient

@@ -1,4 +1,4 @@
-"""Moderation (web/moderation.py, docs/web.md "Moderation"): the admin role (the first account, or
+"""Moderation (web/accounts/moderation.py, docs/web.md "Moderation"): the admin role (the first account, or
 ``ludoteca admin grant``), closing a table, removing a chat line, renaming and suspending an account,
 the moderation log — each action refused without the role and logged with it; across two workers on
 real PostgreSQL and Redis too.
@@ -21,7 +21,7 @@ pytest.importorskip("sqlalchemy")
 from sqlalchemy import select
 
 from ludoteca.registry import GAMES
-from ludoteca.web.repository import Repository, admin_log_t, notes_t, seats_t
+from ludoteca.web.repository.store import Repository, admin_log_t, notes_t, seats_t
 from tests.test_web_api import connect, create, open_seats, server
 
 pytestmark = pytest.mark.timeout(180)

@@ -1,5 +1,5 @@
 """Addresses that lead nowhere (issue 22): an unknown table, game or player answers a 404 page in the
-requester's language that says what was not found and links back to the lobby (web/notfound.py); the
+requester's language that says what was not found and links back to the lobby (web/lobby/notfound.py); the
 pages that exist are unchanged."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_a_name_on_the_page_is_text_and_bounded(client: TestClient) -> None:
 
 
 def test_an_unknown_rules_page_keeps_its_own_404_page(client: TestClient) -> None:
-    """/rules/nosuch had a proper 404 page already (web/rules.py: the games listed, the way back)."""
+    """/rules/nosuch had a proper 404 page already (web/lobby/rules.py: the games listed, the way back)."""
     for lang, text, back in (("en", "There is no game called “nosuch”.", "Back to the lobby"),
                              ("it", "Non esiste un gioco chiamato «nosuch».", "Torna alla lobby")):
         res = client.get("/rules/nosuch", params={"lang": lang})

@@ -18,12 +18,12 @@ pytest.importorskip("sqlalchemy")
 
 from ludoteca.core.events import Event
 from ludoteca.registry import load_game
-from ludoteca.web import lobby
 from ludoteca.web.errors import STATUS, Code, WebError, error_body
-from ludoteca.web.hub import Connection, Hub, entry_view
+from ludoteca.web.hub.hub import Connection, Hub, entry_view
 from ludoteca.web.launch import fresh_database
-from ludoteca.web.master import HUMAN, OPEN, OVER, PLAYING, WAITING, Entry, Master, Seat
-from ludoteca.web.repository import AppendRequest, Conflict, GroupCommit, Repository, SeatData, TableData
+from ludoteca.web.lobby import lobby
+from ludoteca.web.master.master import HUMAN, OPEN, OVER, PLAYING, WAITING, Entry, Master, Seat
+from ludoteca.web.repository.store import AppendRequest, Conflict, GroupCommit, Repository, SeatData, TableData
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -450,7 +450,7 @@ def test_no_viewer_receives_an_event_it_may_not_see(game: str, players: int, tmp
     import json as _json
     import random as _random
 
-    from ludoteca.web.lobby import Lobby
+    from ludoteca.web.lobby.lobby import Lobby
 
     async def scenario() -> None:
         lobby = Lobby(Repository(f"sqlite:///{tmp_path / 'p.sqlite3'}"), ai_delay=0, waiting_ttl=0)

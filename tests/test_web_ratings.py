@@ -24,8 +24,8 @@ from sqlalchemy import func, select, update
 
 from ludoteca.core.rating import Rating
 from ludoteca.registry import GAMES, game_class
-from ludoteca.web import ratings
-from ludoteca.web.repository import (
+from ludoteca.web.accounts import ratings
+from ludoteca.web.repository.store import (
     NoteData,
     Repository,
     SeatData,
@@ -345,7 +345,7 @@ def _names(repo: Repository, ids: list[int]) -> list[str]:
 
 
 def test_profile_and_leaderboard_read_the_ratings(repo: Repository) -> None:
-    from ludoteca.web import profiles
+    from ludoteca.web.accounts import profiles
     game = f"g{uuid.uuid4().hex[:8]}"  # a leaderboard of its own (the PostgreSQL database is shared)
     ann, bob, cid = account(repo, "ann"), account(repo, "bob"), account(repo, "cid")
     for _ in range(3):

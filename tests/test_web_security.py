@@ -20,7 +20,7 @@ pytest.importorskip("sqlalchemy")
 
 from starlette.websockets import WebSocketDisconnect
 
-from ludoteca.web.repository import SQLITE_FILE, Repository, database_url
+from ludoteca.web.repository.store import SQLITE_FILE, Repository, database_url
 from ludoteca.web.security import OriginPolicy, normalize_origin, stats_allowed
 from tests.test_web_api import connect, create, open_seats, play_random, server
 

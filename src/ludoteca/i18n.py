@@ -37,7 +37,7 @@ SOURCES = ("play/*.py", "commands/play.py", "commands/replay.py", "commands/rand
            "commands/common.py", "games/*/__init__.py", "core/options.py", "core/registry.py", "agents/base.py",
            "agents/strong.py",
            "core/game.py", "cli.py", "commands/rules.py", "commands/backup.py", "commands/restore.py",
-           "commands/admin.py", "commands/balance.py", "web/backup.py", "web/admin_cli.py",
+           "commands/admin.py", "commands/balance.py", "web/repository/backup.py", "web/admin_cli.py",
            "games/*/solve.py", "agents/perfect.py", "analysis/*.py", "commands/analyse.py")
 """The files whose ``_()`` and ``N_()`` messages make the terminal's catalog (globs under the package)."""
 
@@ -119,7 +119,7 @@ WEB_SCRIPTS = ("web/static/js/*.js",)
 """The browser scripts whose ``t("…")`` and ``tn("…", "…", n)`` messages make the shell's catalog."""
 WEB_PAGES = ("web/static/*.html",)
 """The pages whose ``data-i18n`` texts and attributes make the shell's catalog."""
-WEB_SERVER = ("web/*.py",)
+WEB_SERVER = ("web/*.py", "web/*/*.py")
 """The server's modules: the messages of ``WebError``/``error_body``/``conn.error`` and ``N_()``."""
 JS_KEYWORDS: dict[str, Any] = {"t": (1,), "tn": (1, 2)}
 """Babel's keywords for the browser scripts: ``t(msgid, params)``, ``tn(singular, plural, n, params)``."""

@@ -22,9 +22,9 @@ import pytest
 from ludoteca.core.game import Game, State
 from ludoteca.core.registry import load_game
 from ludoteca.web.launch import running_server
-from ludoteca.web.lobby import new_table_id
-from ludoteca.web.repository import AppendRequest, Repository, SeatData, TableData, database_url
-from ludoteca.web.tables import hash_token
+from ludoteca.web.lobby.lobby import new_table_id
+from ludoteca.web.master.tables import hash_token
+from ludoteca.web.repository.store import AppendRequest, Repository, SeatData, TableData, database_url
 from tests.browser.test_browser_play import STATE_JS, click_move, create_via_lobby, state
 
 WAIT_MS = 60_000

@@ -45,7 +45,7 @@ def test_unknown_addresses_answer_a_404_page_with_the_way_back(server: str, brow
             assert not page.locator("#board, #chat, #seats").count()  # not a table page
             assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
             assert page.locator('main a[href="/"]').count()  # the way back to the lobby
-            if not path.startswith("/rules/"):  # the rules pages' own 404 page (web/rules.py) lists the games
+            if not path.startswith("/rules/"):  # the rules pages' own 404 page (web/lobby/rules.py) lists the games
                 assert ("Pagina non trovata" if lang == "it" else "Page not found") in text
                 box = page.locator("#back-to-lobby").bounding_box()
                 assert box is not None and box["height"] >= 44 and box["width"] >= 44

@@ -22,8 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ludoteca.cli import UsageError
-    from ludoteca.web.moderation import ADMIN, moderators, set_role
-    from ludoteca.web.repository import Repository
+    from ludoteca.web.accounts.moderation import ADMIN, moderators, set_role
+    from ludoteca.web.repository.store import Repository
 
     use_language(args.lang)
     if args.action != "list" and not args.name:

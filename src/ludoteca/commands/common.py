@@ -54,6 +54,6 @@ def add_database_arguments(parser: argparse.ArgumentParser, url_help: str) -> No
 
 def database_of(args: argparse.Namespace) -> str:
     """The SQLAlchemy URL the command's ``--database``/``--data-dir`` name."""
-    from ludoteca.web.repository import database_url
+    from ludoteca.web.repository.store import database_url
 
     return database_url(args.data_dir, args.database)

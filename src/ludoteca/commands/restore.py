@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ludoteca.web.backup import BackupError, restore
+    from ludoteca.web.repository.backup import BackupError, restore
 
     use_language(args.lang)
     try:

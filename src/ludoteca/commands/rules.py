@@ -1,7 +1,7 @@
 """``ludoteca rules GAME [--lang it|en]``: the game's full rules page, then its options.
 
 The page is the game's ``rules/<lang>.md`` (the same text as the web's rules page), drawn with
-Rich's Markdown; its diagram blocks (```` ```position ````, see :func:`ludoteca.web.rules.parse_diagram`)
+Rich's Markdown; its diagram blocks (```` ```position ````, see :func:`ludoteca.web.lobby.rules.parse_diagram`)
 are drawn as ``ludoteca play`` draws a board (the game's ``board.py``), each under a line with its
 label and the moves it highlights, then the names of the seats and the caption. The language:
 ``--lang``, else the locale variables ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` (the first
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         from ludoteca.i18n import use_language
-        from ludoteca.web.option_words import with_options
+        from ludoteca.web.lobby.option_words import with_options
 
         use_language(lang)  # the boards' own texts (board.py) in the page's language
         console = Console(highlight=False)
@@ -88,7 +88,7 @@ def option_lines(cls: Any, lang: str) -> list[str]:
     """The game's options as the rules pages say them (label, help, range, default, each choice), each
     with the ``--option`` a terminal player types to choose it."""
     from ludoteca.i18n import web_text
-    from ludoteca.web.option_words import label, summary, value_words
+    from ludoteca.web.lobby.option_words import label, summary, value_words
 
     t = TEXTS[lang]
     lines: list[str] = []
@@ -116,7 +116,7 @@ def print_page(console: Any, name: str, page: str, lang: str) -> None:
     from rich.markdown import Markdown
     from rich.text import Text
 
-    from ludoteca.web.rules import diagram_blocks, highlighted, legend, parse_diagram, terminal_board
+    from ludoteca.web.lobby.rules import diagram_blocks, highlighted, legend, parse_diagram, terminal_board
 
     lines = page.splitlines(keepends=True)
     at = 0

@@ -138,8 +138,8 @@ def run(args: argparse.Namespace) -> int:
 def _connection_options(args: argparse.Namespace) -> dict[str, Any]:
     """uvicorn's options for what reaches a worker: forwarded headers trusted only from the proxies
     named by ``--forwarded-allow-ips`` (uvicorn's own default would trust 127.0.0.1), request heads
-    bounded (web/heads.py), idle connections closed, and the log format."""
-    from ludoteca.web.heads import HeadTimeoutProtocol
+    bounded (web/hub/heads.py), idle connections closed, and the log format."""
+    from ludoteca.web.hub.heads import HeadTimeoutProtocol
 
     proxies = _proxies(args.forwarded_allow_ips)
     options: dict[str, Any] = {"proxy_headers": bool(proxies), "forwarded_allow_ips": proxies or "",
@@ -237,8 +237,8 @@ def _prepare_schema(settings: dict[str, Any]) -> None:
     """Create the tables once, here, before the workers start: N processes creating them at the
     same moment on an empty PostgreSQL database would collide (and a worker failing at start-up
     stops the supervisor)."""
-    from ludoteca.web.leases import LeaseStore
-    from ludoteca.web.repository import Repository, database_url
+    from ludoteca.web.hub.leases import LeaseStore
+    from ludoteca.web.repository.store import Repository, database_url
 
     try:
         repo = Repository(database_url(settings["data_dir"], settings["database"]))
@@ -276,7 +276,7 @@ def _bus_secret(args: argparse.Namespace) -> str | None:
     """The secret the workers sign their bus messages with (bus.py): --bus-secret-file,
     --bus-secret or LUDOTECA_BUS_SECRET; generated for the workers of one --workers N; None without
     --redis. UsageError when --redis has none, or it is too short."""
-    from ludoteca.web.bus import MIN_SECRET, new_secret
+    from ludoteca.web.hub.bus import MIN_SECRET, new_secret
 
     if args.bus_secret is not None and args.bus_secret_file is not None:
         raise UsageError(_("give --bus-secret or --bus-secret-file, not both"))

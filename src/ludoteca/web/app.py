@@ -57,20 +57,23 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from ludoteca.registry import GAMES, game_class
-from ludoteca.web import accounts, guide, health, languages, lobby, metrics, moderation, rules, sockets
-from ludoteca.web.bus import new_worker_id
-from ludoteca.web.cluster import Cluster
+from ludoteca.web import languages, metrics
+from ludoteca.web.accounts import accounts, moderation
+from ludoteca.web.accounts.profiles import router as profiles_router
+from ludoteca.web.accounts.sessions import CsrfMiddleware
 from ludoteca.web.errors import Code, WebError, error_body
+from ludoteca.web.hub import health, sockets
+from ludoteca.web.hub.bus import new_worker_id
+from ludoteca.web.hub.cluster import Cluster
+from ludoteca.web.hub.sockets import MAX_MESSAGE
 from ludoteca.web.limits import ClientBuckets, ServerLimits, valid_table_id
-from ludoteca.web.lobby import REMATCH_HOLD, Lobby, lobby_of
-from ludoteca.web.notfound import TABLE as TABLE_NOT_FOUND
-from ludoteca.web.notfound import not_found, unknown_address
-from ludoteca.web.profiles import router as profiles_router
-from ludoteca.web.repository import Repository, database_url
+from ludoteca.web.lobby import guide, lobby, rules
+from ludoteca.web.lobby.lobby import REMATCH_HOLD, Lobby, lobby_of
+from ludoteca.web.lobby.notfound import TABLE as TABLE_NOT_FOUND
+from ludoteca.web.lobby.notfound import not_found, unknown_address
+from ludoteca.web.master.tables import STALL_AFTER
+from ludoteca.web.repository.store import Repository, database_url
 from ludoteca.web.security import SecurityMiddleware
-from ludoteca.web.sessions import CsrfMiddleware
-from ludoteca.web.sockets import MAX_MESSAGE
-from ludoteca.web.tables import STALL_AFTER
 
 log = logging.getLogger("ludoteca.web")
 
@@ -231,7 +234,7 @@ def create_app(
     app.add_middleware(CsrfMiddleware)  # inside the Origin checks: a session's requests need its CSRF token
     app.add_middleware(SecurityMiddleware, allowed_origins=tuple(allowed_origins))
     app.add_exception_handler(WebError, _web_error)
-    app.add_exception_handler(StarletteHTTPException, unknown_address)  # a page for a browser (web/notfound.py)
+    app.add_exception_handler(StarletteHTTPException, unknown_address)  # a page for a browser (web/lobby/notfound.py)
     app.add_exception_handler(Exception, _server_error)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(pages)

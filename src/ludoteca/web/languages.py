@@ -24,7 +24,7 @@ from fastapi.responses import Response
 
 from ludoteca.i18n import LANGUAGES, web_plurals, web_translations
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.rules import COOKIE, accepted_language
+from ludoteca.web.lobby.rules import COOKIE, accepted_language
 
 router = APIRouter(include_in_schema=False)
 

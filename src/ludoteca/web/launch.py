@@ -28,8 +28,8 @@ def build_app(settings: Mapping[str, Any]) -> Any:
     plus ``redis``: a Redis URL or None, ``bus_secret``: the workers' shared secret for the bus
     (bus.py), and ``drain``: seconds of draining on SIGTERM). Each call is a new worker with its
     own id (health.py)."""
-    from ludoteca.web import health
     from ludoteca.web.app import create_app
+    from ludoteca.web.hub import health
     from ludoteca.web.limits import ServerLimits
 
     options = dict(settings)

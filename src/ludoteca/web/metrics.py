@@ -158,7 +158,7 @@ def bus_heard(lobby: Any, body: Any) -> None:
 
 async def _moderator(request: Request) -> bool:
     try:
-        from ludoteca.web.moderation import is_admin
+        from ludoteca.web.accounts.moderation import is_admin
     except ImportError:  # a tree without the admin role
         return False
     allowed: bool = await is_admin(request)

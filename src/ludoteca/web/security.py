@@ -30,7 +30,7 @@ from starlette.requests import cookie_parser
 
 from ludoteca.web.errors import Code, error_body
 from ludoteca.web.languages import language_of
-from ludoteca.web.rules import COOKIE
+from ludoteca.web.lobby.rules import COOKIE
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -20,7 +20,7 @@ function showError(text, field = null) {
   if (field) $(field).focus();
 }
 
-/** The browser-side checks: the same rules as the server (web/accounts.py), told before sending. */
+/** The browser-side checks: the same rules as the server (web/accounts/accounts.py), told before sending. */
 function problem(name, password) {
   if (signup) {
     if (name.length < 3 || name.length > 32) return [t("An account name has 3 to 32 characters."), "account-name"];

@@ -1,4 +1,4 @@
-// The moderators' page (web/moderation.py): who is at a table now, close a table, remove a chat line,
+// The moderators' page (web/accounts/moderation.py): who is at a table now, close a table, remove a chat line,
 // rename or suspend an account, the moderation log. Every action asks the server, which checks the role.
 import {api, h} from "./common.js";
 import {LANG, languageSwitch, t, translatePage} from "./i18n.js";

@@ -52,7 +52,7 @@ export function csrfToken() {
 }
 
 /** A JSON request to the server; its answers (errors too) come in the page's language. A POST carries the
- * login session's CSRF token (web/sessions.py: refused without it while logged in). */
+ * login session's CSRF token (web/accounts/sessions.py: refused without it while logged in). */
 export async function api(path, body) {
   const headers = {"Accept-Language": LANG};
   const opts = body === undefined ? {headers} : {

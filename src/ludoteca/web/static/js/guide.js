@@ -1,4 +1,4 @@
-// The guided first game of a game ("Learn to play", /learn/<game>; web/guide.py): one rule at a time on the
+// The guided first game of a game ("Learn to play", /learn/<game>; web/lobby/guide.py): one rule at a time on the
 // real board. Each step shows a position drawn by the game's own client (as the table draws it), asks for
 // a move (only that one is highlighted), lets the server play it with the real engine, and explains what
 // happened with the engine's events (the table's announcements and log texts). A step may also show other

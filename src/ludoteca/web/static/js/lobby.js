@@ -322,7 +322,7 @@ function tableSettings() {
   return {abandon_after: Number($("abandon-after").value), abandoned: $("abandoned").value, chat: $("chat-mode").value};
 }
 
-// Rated tables (issue 14, web/ratings.py): offered to a logged-in player; the lists mark them.
+// Rated tables (issue 14, web/accounts/ratings.py): offered to a logged-in player; the lists mark them.
 function ratedTag(tb) {
   return tb.rated ? h("span", {class: "tag"}, t("rated")) : null;
 }

@@ -1,4 +1,4 @@
-// The diagrams of a rules page (web/rules.py): each <svg class="rules-board" data-board="…"> is drawn by
+// The diagrams of a rules page (web/lobby/rules.py): each <svg class="rules-board" data-board="…"> is drawn by
 // the game's own browser client (/games/<name>/client.js render(ctx)), as the table draws its board
 // (table.js context()), from a real position the server read with the game's engine. The boards are
 // pictures: nothing on them can be clicked, and nothing is sent anywhere.

@@ -1,4 +1,4 @@
-// The table's chat (web/table_talk.py): shown or hidden (remembered in this browser), a line sent by a player
+// The table's chat (web/master/table_talk.py): shown or hidden (remembered in this browser), a line sent by a player
 // or a spectator (with the name typed), the lines and the notices drawn; spectators apart when the table says so.
 import {getName, h} from "./common.js";
 import {t} from "./i18n.js";
@@ -46,7 +46,7 @@ export function renderChat() {
   note.hidden = !separate;
   note.textContent = spectator ? t("Spectators' messages reach spectators only.")
     : t("Spectators talk among themselves: you do not see their messages.");
-  // a line a moderator removed (web/moderation.py) shows in its place, whether this page had it before
+  // a line a moderator removed (web/accounts/moderation.py) shows in its place, whether this page had it before
   const gone = new Set(S.notes.filter((n) => n.kind === "chat_removed").map((n) => n.removed_time));
   const lines = S.notes.slice(-150).filter((n) => n.kind !== "chat_removed").map((n) => {
     if (n.kind !== "chat") return h("li", {class: "chat-notice"}, noteText(n));

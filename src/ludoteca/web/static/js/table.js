@@ -470,7 +470,7 @@ async function sit(seat) {
 }
 
 /** Logged in without this table's seat token here: the seat the account holds (taken on another browser or
- * device) comes to this one (web/accounts.py: my-seat); true when a seat was resumed. */
+ * device) comes to this one (web/accounts/accounts.py: my-seat); true when a seat was resumed. */
 async function resumeByAccount() {
   if (S.resumeTried || !(await me).account) return false;
   S.resumeTried = true;

@@ -17,13 +17,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 from ludoteca.core.game import Game, State
-from ludoteca.web import life
-from ludoteca.web.ai import AIRunner
+from ludoteca.web.accounts.moderation import apply_removals
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.hub import Hub
-from ludoteca.web.master import OVER, Master, Seat, Store
-from ludoteca.web.moderation import apply_removals
-from ludoteca.web.repository import NoteData, Repository
+from ludoteca.web.hub.hub import Hub
+from ludoteca.web.master import life
+from ludoteca.web.master.ai import AIRunner
+from ludoteca.web.master.master import OVER, Master, Seat, Store
+from ludoteca.web.repository.store import NoteData, Repository
 
 log = logging.getLogger("ludoteca.web")
 

@@ -28,12 +28,11 @@ from ludoteca.core.i18n import N_
 from ludoteca.core.options import OptionError
 from ludoteca.i18n import Message, web_text
 from ludoteca.registry import GAMES, game_class, load_game
-from ludoteca.web import ratings
-from ludoteca.web.ai import AIRunner, available_levels, is_level, level_descriptions, level_ratings
-from ludoteca.web.cluster import Cluster
+from ludoteca.web.accounts import ratings
+from ludoteca.web.accounts.sessions import Account, current_account
 from ludoteca.web.errors import Code, WebError
+from ludoteca.web.hub.cluster import Cluster
 from ludoteca.web.languages import request_language
-from ludoteca.web.life import check_settings
 from ludoteca.web.limits import (
     MAX_SPECTATORS,
     RESUME_LIMIT,
@@ -46,12 +45,13 @@ from ludoteca.web.limits import (
     shown_id,
     valid_table_id,
 )
-from ludoteca.web.master import AI, BROKEN, EXPIRED, HUMAN, OPEN, OVER, PLAYING, WAITING, Seat
-from ludoteca.web.option_words import catalogue_entry, in_language
-from ludoteca.web.repository import GroupCommit, Repository, TableData
+from ludoteca.web.lobby.option_words import catalogue_entry, in_language
+from ludoteca.web.master.ai import AIRunner, available_levels, is_level, level_descriptions, level_ratings
+from ludoteca.web.master.life import check_settings
+from ludoteca.web.master.master import AI, BROKEN, EXPIRED, HUMAN, OPEN, OVER, PLAYING, WAITING, Seat
+from ludoteca.web.master.tables import STALL_AFTER, Table, clean_name, hash_token
+from ludoteca.web.repository.store import GroupCommit, Repository, TableData
 from ludoteca.web.security import stats_allowed
-from ludoteca.web.sessions import Account, current_account
-from ludoteca.web.tables import STALL_AFTER, Table, clean_name, hash_token
 
 log = logging.getLogger("ludoteca.web")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete, func, insert, select
 
-from ludoteca.web.repository import Repository, attempts_t
+from ludoteca.web.repository.store import Repository, attempts_t
 
 KEY_MAX = 200
 """Longest key stored (longer ones are cut)."""

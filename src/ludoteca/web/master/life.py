@@ -8,7 +8,7 @@ A table's creator chooses (``POST /api/tables``, top-level keys next to ``unlist
   back and takes it back) or ``"end"`` (the table ends: no winner, reason ``abandoned``);
 - ``chat``: ``"shared"`` (everyone reads everyone) or ``"separate"`` (spectators' lines reach
   spectators only).
-- ``rated``: the result updates the players' ratings (web/ratings.py; a logged-in creator, and
+- ``rated``: the result updates the players' ratings (web/accounts/ratings.py; a logged-in creator, and
   every human seat taken by a logged-in player).
 
 Chat lines are text (at most :data:`MAX_CHAT` characters, control characters removed), rate-limited
@@ -53,7 +53,7 @@ def check_settings(request: dict[str, Any]) -> dict[str, Any]:
     if chat not in CHAT_MODES:
         raise WebError(Code.BAD_OPTIONS, "'chat' is 'shared' or 'separate' (spectators talk among themselves)")
     out["chat"] = chat
-    rated = request.get("rated", False)  # issue 14: the creator must be logged in (web/ratings.py)
+    rated = request.get("rated", False)  # issue 14: the creator must be logged in (web/accounts/ratings.py)
     if not isinstance(rated, bool):
         raise WebError(Code.BAD_OPTIONS, "'rated' is true (the result updates the players' ratings) or false")
     if rated:

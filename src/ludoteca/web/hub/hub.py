@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from ludoteca.core.events import Event
 from ludoteca.core.game import State
 from ludoteca.web.errors import Code, error_body
-from ludoteca.web.life import ALL, CHAT_BURST, CHAT_RATE
+from ludoteca.web.master.life import ALL, CHAT_BURST, CHAT_RATE
 
 log = logging.getLogger("ludoteca.web")
 

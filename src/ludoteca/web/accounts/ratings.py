@@ -41,7 +41,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ludoteca.core.rating import PROVISIONAL_GAMES, PROVISIONAL_SIGMA, Rating, display, rate
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.repository import Repository, actions_t, notes_t, rating_history_t, ratings_t, seats_t, tables_t
+from ludoteca.web.repository.store import Repository, actions_t, notes_t, rating_history_t, ratings_t, seats_t, tables_t
 
 log = logging.getLogger("ludoteca.web")
 

@@ -42,15 +42,15 @@ from ludoteca.core.guide import Guide, moves_json, play_step
 from ludoteca.core.i18n import N_
 from ludoteca.i18n import web_text
 from ludoteca.registry import GAMES, game_class
-from ludoteca.web import notfound
 from ludoteca.web.errors import Code, WebError, error_body
 from ludoteca.web.languages import language_of
-from ludoteca.web.lobby import lobby_of, read_json
-from ludoteca.web.notfound import not_found
-from ludoteca.web.rules import COOKIE
+from ludoteca.web.lobby import notfound
+from ludoteca.web.lobby.lobby import lobby_of, read_json
+from ludoteca.web.lobby.notfound import not_found
+from ludoteca.web.lobby.rules import COOKIE
 
 router = APIRouter(include_in_schema=False)
-PAGE = Path(__file__).parent / "static" / "guide.html"
+PAGE = Path(__file__).parent.parent / "static" / "guide.html"
 NOT_THIS = N_("Not this one: this lesson asks for another move.")
 MAX_STEP_TEXT = 12
 """Characters of a step number the server reads (anything longer is refused, not parsed)."""

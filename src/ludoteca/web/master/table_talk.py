@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ludoteca.web import life
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.hub import Connection
+from ludoteca.web.hub.hub import Connection
 from ludoteca.web.limits import SERVER_ONLY_OPTIONS
-from ludoteca.web.master import AI, HUMAN, OPEN, OVER, Seat
-from ludoteca.web.table_core import clean_name
-from ludoteca.web.table_seating import Seating
+from ludoteca.web.master import life
+from ludoteca.web.master.master import AI, HUMAN, OPEN, OVER, Seat
+from ludoteca.web.master.table_core import clean_name
+from ludoteca.web.master.table_seating import Seating
 
 
 class Talk(Seating):

@@ -10,9 +10,9 @@ Four tables (a column added by a newer version is added to an older database at 
   left or handed to an AI, rematch offers), each with its channel and the action count it follows;
 - ``ludo_accounts`` and ``ludo_sessions``: optional accounts (argon2 hash of the password, never the
   password) and their login sessions (SHA-256 of the cookie's token); a seat taken by a logged-in
-  player holds its ``account_id`` (web/accounts.py);
+  player holds its ``account_id`` (web/accounts/accounts.py);
 - ``ludo_ratings`` and ``ludo_rating_history``: each account's rating per game and player count, and
-  its value after each rated table, one row per (account, table) (web/ratings.py).
+  its value after each rated table, one row per (account, table) (web/accounts/ratings.py).
 
 A table is rebuilt by replaying its actions, so the actions are the source of truth. Every
 statement is built with SQLAlchemy Core (compiled once and cached by SQLAlchemy), so the same
@@ -62,7 +62,7 @@ from sqlalchemy.engine import Connection, Engine, Row
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.schema import CreateColumn
 
-from ludoteca.web.leases import FencedOut, check_fences
+from ludoteca.web.hub.leases import FencedOut, check_fences
 
 SQLITE_FILE = "ludoteca.sqlite3"
 SCHEMA_TRIES = 10
@@ -132,8 +132,8 @@ accounts_t = Table(
     Column("role", String(16), nullable=True),
     Column("suspended_at", Float, nullable=True),
 )
-"""Accounts (web/accounts.py): ``name_key`` is the casefolded name (names are unique whatever their case);
-``role`` is ``admin`` for the club's moderators (web/moderation.py), else null; a suspended account
+"""Accounts (web/accounts/accounts.py): ``name_key`` is the casefolded name (names are unique whatever their case);
+``role`` is ``admin`` for the club's moderators (web/accounts/moderation.py), else null; a suspended account
 (``suspended_at``) cannot log in and its sessions no longer count."""
 
 admin_log_t = Table(
@@ -146,7 +146,7 @@ admin_log_t = Table(
     Column("target", String(128), nullable=False),
     Column("detail", Text, nullable=True),
 )
-"""Every moderator's action, who did it and to what (web/moderation.py): kept, never edited."""
+"""Every moderator's action, who did it and to what (web/accounts/moderation.py): kept, never edited."""
 
 sessions_t = Table(
     "ludo_sessions", metadata,
@@ -172,7 +172,7 @@ ratings_t = Table(
     Column("wins", Integer, nullable=False),
     Column("updated_at", Float, nullable=False),
 )
-"""An account's rating per game and player count (web/ratings.py: issue 14)."""
+"""An account's rating per game and player count (web/accounts/ratings.py: issue 14)."""
 
 rating_history_t = Table(
     "ludo_rating_history", metadata,
@@ -198,7 +198,7 @@ attempts_t = Table(
     Column("at", Float, nullable=False, index=True),
     Index("ludo_attempts_key", "key", "at"),
 )
-"""Counted attempts every worker shares (web/attempts.py): failed log-ins, sign-ups; one row each."""
+"""Counted attempts every worker shares (web/accounts/attempts.py): failed log-ins, sign-ups; one row each."""
 
 
 _INSERT_ACTION = insert(actions_t)
@@ -697,7 +697,7 @@ class Repository:
                 "updated_at": r.updated_at, "n_actions": r.n_actions,
                 "result": json.loads(r.result) if r.result else None,
                 "seats": [{"kind": x.kind, "level": x.level, "name": x.name} for x in seats[r.id]],
-                "rated": '"rated":true' in (r.settings or ""),  # issue 14: a rated table (web/ratings.py)
+                "rated": '"rated":true' in (r.settings or ""),  # issue 14: a rated table (web/accounts/ratings.py)
             }
             for r in rows
         ]
@@ -712,7 +712,7 @@ class Repository:
         q = select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)
         return [_seat(r) for r in conn.execute(q)]
 
-    # --- accounts and sessions (web/accounts.py) -----------------------------------------
+    # --- accounts and sessions (web/accounts/accounts.py) -----------------------------------------
     def create_account(self, name: str, password_hash: str) -> int:
         """A new account; returns its id. :class:`DuplicateName` if the casefolded name is taken. The
         club's first account is its first moderator (``role`` admin)."""

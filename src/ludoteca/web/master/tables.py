@@ -1,7 +1,7 @@
 """A table in play: its master (the position), its hub (the connections), seats and AI seats.
 
-:class:`Table` joins the parts of one table: the :class:`~ludoteca.web.master.Master` that owns
-the position and commits every change, the :class:`~ludoteca.web.hub.Hub` that sends each
+:class:`Table` joins the parts of one table: the :class:`~ludoteca.web.master.master.Master` that owns
+the position and commits every change, the :class:`~ludoteca.web.hub.hub.Hub` that sends each
 viewer what they may see, the seats with their secret tokens (and the seats a rematch keeps for
 the previous players), the hourglass's timer and the AI seats. The lobby (lobby.py) creates,
 loads and lists tables.
@@ -9,7 +9,7 @@ loads and lists tables.
 Its parts are one module each, every class adding one concern to the one below it (the arrows go
 one way, downwards; ``Table`` joins the two at the top):
 
-- ``table_core.py`` — :class:`~ludoteca.web.table_core.TableCore`: the state every part reads
+- ``table_core.py`` — :class:`~ludoteca.web.master.table_core.TableCore`: the state every part reads
   (declared once, set by ``Table.__init__``), what a table needs from the server (``Host``,
   ``Shared``), seat tokens and names, stored notices and changes;
 - ``table_away.py`` — away players: since when each seat is away, the abandon timer, an abandoned seat;
@@ -40,16 +40,17 @@ from typing import Any
 from ludoteca.core.game import State
 from ludoteca.core.records import Record
 from ludoteca.registry import load_game
-from ludoteca.web import life, ratings
-from ludoteca.web.hub import Hub, Viewer
+from ludoteca.web.accounts import ratings
+from ludoteca.web.hub.hub import Hub, Viewer
 from ludoteca.web.limits import SERVER_ONLY_OPTIONS
-from ludoteca.web.master import AI, HUMAN, OVER, PLAYING, WAITING, Entry, Master, Seat
-from ludoteca.web.repository import NOTES_LOADED, TableData
-from ludoteca.web.table_core import MAX_NAME, STALL_AFTER, Host, Shared, clean_name, hash_token
-from ludoteca.web.table_following import NEWS_QUEUED
-from ludoteca.web.table_leaving import Leaving
-from ludoteca.web.table_seating import valid_join_key
-from ludoteca.web.table_talk import Talk
+from ludoteca.web.master import life
+from ludoteca.web.master.master import AI, HUMAN, OVER, PLAYING, WAITING, Entry, Master, Seat
+from ludoteca.web.master.table_core import MAX_NAME, STALL_AFTER, Host, Shared, clean_name, hash_token
+from ludoteca.web.master.table_following import NEWS_QUEUED
+from ludoteca.web.master.table_leaving import Leaving
+from ludoteca.web.master.table_seating import valid_join_key
+from ludoteca.web.master.table_talk import Talk
+from ludoteca.web.repository.store import NOTES_LOADED, TableData
 
 __all__ = ["MAX_NAME", "NEWS_QUEUED", "STALL_AFTER", "Host", "Shared", "Table", "clean_name", "hash_token",
            "valid_join_key"]
@@ -222,7 +223,7 @@ class Table(Talk, Leaving):
     async def close_by_moderator(self, moderator: str) -> bool:
         """A moderator ends the table (waiting or in play): no winner, reason ``closed``, never rated;
         stored with its notice, then told. False when there was nothing to close."""
-        from ludoteca.web.moderation import CLOSED, TABLE_CLOSED
+        from ludoteca.web.accounts.moderation import CLOSED, TABLE_CLOSED
 
         async with self.master.lock:
             if self.status not in (WAITING, PLAYING):
@@ -236,7 +237,7 @@ class Table(Talk, Leaving):
     async def tell_removed(self, line: Any) -> None:
         """A moderator erased the chat line ``line`` (moderation.ChatLine) in storage: erase it here
         and tell every viewer and every worker (a stored notice)."""
-        from ludoteca.web.moderation import removal_note
+        from ludoteca.web.accounts.moderation import removal_note
 
         async with self.master.lock:
             note = removal_note(line, self.master.seq)

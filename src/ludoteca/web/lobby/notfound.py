@@ -1,7 +1,7 @@
 """The page a person gets for an address that leads nowhere (issue 22): an unknown table
 (``/t/nosuchtable``), guided game (``/learn/nosuch``), or any page nobody serves. (An unknown game's
 rules, ``/rules/nosuch``, and an unknown player, ``/players/nosuch``, keep their own 404 pages:
-web/rules.py lists the games, static/profile.html says there is no such player.)
+web/lobby/rules.py lists the games, static/profile.html says there is no such player.)
 
 Status 404, in the request's language (``?lang=``, else the ``ludoteca_lang`` cookie, else
 ``Accept-Language``: web/languages.py), saying what was not found in words and offering a link back
@@ -20,9 +20,9 @@ from starlette.exceptions import HTTPException
 from ludoteca.core.i18n import N_
 from ludoteca.i18n import web_text
 from ludoteca.web.languages import language_of
-from ludoteca.web.rules import COOKIE
+from ludoteca.web.lobby.rules import COOKIE
 
-PAGE = Path(__file__).parent / "static" / "404.html"
+PAGE = Path(__file__).parent.parent / "static" / "404.html"
 SHOWN = 40
 """Characters of the unknown name repeated on the page."""
 

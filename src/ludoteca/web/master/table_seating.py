@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.hub import Connection
-from ludoteca.web.master import EXPIRED, HUMAN, OPEN, PLAYING, WAITING, Seat
-from ludoteca.web.repository import SeatData
-from ludoteca.web.table_core import clean_name, hash_token
-from ludoteca.web.table_following import Following
+from ludoteca.web.hub.hub import Connection
+from ludoteca.web.master.master import EXPIRED, HUMAN, OPEN, PLAYING, WAITING, Seat
+from ludoteca.web.master.table_core import clean_name, hash_token
+from ludoteca.web.master.table_following import Following
+from ludoteca.web.repository.store import SeatData
 
 _JOIN_KEY = re.compile(r"[A-Za-z0-9_-]{22,128}")
 

@@ -3,11 +3,11 @@ seat the AI played while they were away. Each change is stored with its notice, 
 
 from __future__ import annotations
 
-from ludoteca.web import ratings
+from ludoteca.web.accounts import ratings
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.hub import Connection
-from ludoteca.web.master import AI, HUMAN, OPEN, OVER, PLAYING, WAITING, Seat
-from ludoteca.web.table_seating import Seating
+from ludoteca.web.hub.hub import Connection
+from ludoteca.web.master.master import AI, HUMAN, OPEN, OVER, PLAYING, WAITING, Seat
+from ludoteca.web.master.table_seating import Seating
 
 
 class Leaving(Seating):

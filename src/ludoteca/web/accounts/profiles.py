@@ -25,12 +25,12 @@ from sqlalchemy import select
 
 from ludoteca.core.rating import Rating, display
 from ludoteca.registry import GAMES, game_class
+from ludoteca.web.accounts.ratings import OVER, is_rated, provisional_clause
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.limits import shown_id
-from ludoteca.web.ratings import OVER, is_rated, provisional_clause
-from ludoteca.web.repository import Repository, accounts_t, rating_history_t, ratings_t, seats_t, tables_t
+from ludoteca.web.repository.store import Repository, accounts_t, rating_history_t, ratings_t, seats_t, tables_t
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent.parent / "static"
 HISTORY_POINTS = 200
 """Points of a rating's history sent (the most recent)."""
 TABLES_SHOWN = 50

@@ -22,13 +22,13 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from ludoteca.i18n import Message
-from ludoteca.web import ratings
+from ludoteca.web.accounts import ratings
 from ludoteca.web.errors import Code, WebError, error_body
-from ludoteca.web.hub import Connection
+from ludoteca.web.hub.hub import Connection
 from ludoteca.web.languages import socket_language
 from ludoteca.web.limits import BadInput, parse_json, shown_id
-from ludoteca.web.lobby import Lobby
-from ludoteca.web.tables import Table
+from ludoteca.web.lobby.lobby import Lobby
+from ludoteca.web.master.tables import Table
 
 log = logging.getLogger("ludoteca.web")
 

@@ -43,7 +43,7 @@ from ludoteca.core import i18n as i18n_hook
 from ludoteca.core.drawing import SEAT_MARKS
 from ludoteca.core.game import State
 from ludoteca.registry import GAMES, game_class, load_game
-from ludoteca.web.option_words import with_options
+from ludoteca.web.lobby.option_words import with_options
 
 LANGUAGES = ("en", "it")
 """The languages of the rules pages; the first is the default."""
@@ -230,7 +230,7 @@ def rules_page(name: str, lang: str) -> tuple[int, str]:
 @functools.lru_cache(maxsize=32)
 def _article(name: str, lang: str, text: str) -> str:
     """The rendered page (kept: the texts are the package's files, the engines are deterministic); its
-    option section lists the game's declared options in words (web/option_words.py)."""
+    option section lists the game's declared options in words (web/lobby/option_words.py)."""
     return render_markdown(with_options(text, game_class(name), lang), name, lang)
 
 

@@ -29,7 +29,7 @@ from fastapi import Request, Response
 
 from ludoteca.web.errors import Code, error_body
 from ludoteca.web.languages import request_language
-from ludoteca.web.repository import AccountData, Repository
+from ludoteca.web.repository.store import AccountData, Repository
 
 SESSION_COOKIE = "ludoteca_session"
 CSRF_COOKIE = "ludoteca_csrf"

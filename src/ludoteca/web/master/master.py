@@ -38,9 +38,9 @@ from ludoteca.core.events import Event
 from ludoteca.core.game import Action, Game, State
 from ludoteca.core.i18n import N_
 from ludoteca.i18n import Message
-from ludoteca.web.clock import TurnClock
 from ludoteca.web.errors import Code, WebError, refusal
-from ludoteca.web.repository import AppendRequest, Conflict, NoteData, SeatData
+from ludoteca.web.master.clock import TurnClock
+from ludoteca.web.repository.store import AppendRequest, Conflict, NoteData, SeatData
 
 log = logging.getLogger("ludoteca.web")
 
@@ -74,7 +74,7 @@ class Seat:
     name: str | None = None
     token_hash: str | None = None
     account_id: int | None = None
-    """The account of the logged-in player who took the seat (web/accounts.py)."""
+    """The account of the logged-in player who took the seat (web/accounts/accounts.py)."""
 
     def data(self) -> SeatData:
         return SeatData(self.kind, self.level, self.name, self.token_hash, account_id=self.account_id)

@@ -17,7 +17,7 @@ Passwords are hashed with argon2id (``argon2-cffi``'s ``PasswordHasher``, its de
 rehashed at the next log-in when they change), in :data:`HASH_THREADS` threads off the event loop,
 at most :data:`MAX_HASHING` waiting (more: 503 ``busy``). Sessions and CSRF: sessions.py.
 
-Log-in limits, **shared by every worker** (the database's ``ludo_attempts``, web/attempts.py), that slow
+Log-in limits, **shared by every worker** (the database's ``ludo_attempts``, web/accounts/attempts.py), that slow
 guessing without locking the owner out: failures are counted per (name, address), per address and
 per name over :data:`LOGIN_WINDOW` seconds. :data:`PAIR_FAILURES` failures for one name from one
 address, or :data:`ADDRESS_FAILURES` from one address whatever the names, refuse that address's next
@@ -45,12 +45,8 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse
 
-from ludoteca.web.attempts import Attempts, Count
-from ludoteca.web.errors import Code, WebError
-from ludoteca.web.limits import ClientBuckets
-from ludoteca.web.lobby import lobby_of, read_json, table_or_404
-from ludoteca.web.repository import DuplicateName, Repository
-from ludoteca.web.sessions import (
+from ludoteca.web.accounts.attempts import Attempts, Count
+from ludoteca.web.accounts.sessions import (
     Account,
     current_account,
     end_session,
@@ -59,10 +55,14 @@ from ludoteca.web.sessions import (
     set_cookies,
     start_session,
 )
+from ludoteca.web.errors import Code, WebError
+from ludoteca.web.limits import ClientBuckets
+from ludoteca.web.lobby.lobby import lobby_of, read_json, table_or_404
+from ludoteca.web.repository.store import DuplicateName, Repository
 
 __all__ = ["Account", "account_by_name", "current_account", "router"]
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent.parent / "static"
 NAME_MIN, NAME_MAX = 3, 32
 PASSWORD_MIN, PASSWORD_MAX = 8, 128
 NAME_SIGNS = frozenset("_-. ")

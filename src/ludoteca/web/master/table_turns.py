@@ -1,5 +1,5 @@
 """After every change the master commits: the viewers told (and the other workers), the hourglass
-restarted, the AI seat to move woken (web/ai.py), the abandon timer armed again."""
+restarted, the AI seat to move woken (web/master/ai.py), the abandon timer armed again."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import logging
 import random
 import time
 
-from ludoteca.web import ratings
-from ludoteca.web.ai import agent_seed
+from ludoteca.web.accounts import ratings
 from ludoteca.web.errors import WebError
-from ludoteca.web.master import AI, HUMAN, PLAYING
-from ludoteca.web.table_away import Away
+from ludoteca.web.master.ai import agent_seed
+from ludoteca.web.master.master import AI, HUMAN, PLAYING
+from ludoteca.web.master.table_away import Away
 
 log = logging.getLogger("ludoteca.web")
 

@@ -28,15 +28,15 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ludoteca.web.bus import BusMessage, BusUnavailable, make_bus, new_worker_id
-from ludoteca.web.leases import Lease, LeaseStore
-from ludoteca.web.master import PLAYING
+from ludoteca.web.hub.bus import BusMessage, BusUnavailable, make_bus, new_worker_id
+from ludoteca.web.hub.leases import Lease, LeaseStore
+from ludoteca.web.master.master import PLAYING
 from ludoteca.web.metrics import bus_heard
 
 if TYPE_CHECKING:
-    from ludoteca.web.lobby import Lobby
-    from ludoteca.web.table_core import TableCore
-    from ludoteca.web.tables import Table
+    from ludoteca.web.lobby.lobby import Lobby
+    from ludoteca.web.master.table_core import TableCore
+    from ludoteca.web.master.tables import Table
 
 log = logging.getLogger("ludoteca.web")
 

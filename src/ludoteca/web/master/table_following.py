@@ -9,9 +9,9 @@ import asyncio
 import logging
 from typing import Any
 
-from ludoteca.web.master import BROKEN, OVER, PLAYING, Seat
-from ludoteca.web.moderation import apply_removals
-from ludoteca.web.table_turns import Turns
+from ludoteca.web.accounts.moderation import apply_removals
+from ludoteca.web.master.master import BROKEN, OVER, PLAYING, Seat
+from ludoteca.web.master.table_turns import Turns
 
 log = logging.getLogger("ludoteca.web")
 

@@ -31,7 +31,7 @@ from sqlalchemy import Integer, create_engine, func, insert, select, text
 from sqlalchemy.engine import URL, Engine, make_url
 
 from ludoteca.core.i18n import _
-from ludoteca.web.repository import Repository, accounts_t, actions_t, metadata, tables_t
+from ludoteca.web.repository.store import Repository, accounts_t, actions_t, metadata, tables_t
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_MAGIC = b"PGDMP"

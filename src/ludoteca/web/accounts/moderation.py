@@ -29,9 +29,10 @@ from fastapi.responses import FileResponse
 from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Connection
 
+from ludoteca.web.accounts.ratings import CLOSED_BY_MODERATOR
+from ludoteca.web.accounts.sessions import Account, current_account
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.ratings import CLOSED_BY_MODERATOR
-from ludoteca.web.repository import (
+from ludoteca.web.repository.store import (
     PLAYING,
     WAITING,
     AccountData,
@@ -46,7 +47,6 @@ from ludoteca.web.repository import (
     sessions_t,
     tables_t,
 )
-from ludoteca.web.sessions import Account, current_account
 
 ADMIN = "admin"
 CLOSED = CLOSED_BY_MODERATOR
@@ -245,7 +245,7 @@ async def is_admin(request: Request) -> bool:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    from ludoteca.web.lobby import read_json
+    from ludoteca.web.lobby.lobby import read_json
 
     body = await read_json(request)
     if not isinstance(body, dict):
@@ -309,7 +309,7 @@ async def remove_chat(request: Request, note_id: int) -> dict[str, Any]:
 
 @router.post("/api/admin/accounts/{name}/rename")
 async def rename_account(request: Request, name: str) -> dict[str, Any]:
-    from ludoteca.web.accounts import check_name
+    from ludoteca.web.accounts.accounts import check_name
 
     admin = await require_admin(request)
     body = await _body(request)

@@ -8,10 +8,10 @@ import asyncio
 import logging
 import time
 
-from ludoteca.web import ratings
+from ludoteca.web.accounts import ratings
 from ludoteca.web.errors import WebError
-from ludoteca.web.master import AI, HUMAN, OVER, PLAYING, Seat
-from ludoteca.web.table_core import TableCore
+from ludoteca.web.master.master import AI, HUMAN, OVER, PLAYING, Seat
+from ludoteca.web.master.table_core import TableCore
 
 log = logging.getLogger("ludoteca.web")
 
@@ -99,7 +99,7 @@ class Away(TableCore):
             level = self.easiest_level()
             token = None if left else self.seats[seat].token_hash
             account = self.seats[seat].account_id  # the account may take it back too
-            if left:  # no way back; a rated table still ranks the account (last: web/ratings.py)
+            if left:  # no way back; a rated table still ranks the account (last: web/accounts/ratings.py)
                 account = ratings.kept_account(self.settings, self.seats[seat])
             await self._change({seat: Seat(AI, level, name, token, account)},
                                notes=[self._note("ai_took_over", {"seat": seat, "name": name, "level": level,
