@@ -241,6 +241,34 @@ def _proc_stat(pid: int) -> tuple[str, int, float] | None:
     return name, int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK
 
 
+def process_tree(root: int) -> set[int]:
+    """``root`` and every process below it."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (info := _proc_stat(int(entry))) is not None:
+            parents[int(entry)] = info[1]
+    tree = {root}
+    grown = True
+    while grown:
+        grown = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grown = True
+    return tree
+
+
+def rss_mib(root: int) -> float:
+    """Resident memory of ``root``'s process tree, in MiB (VmRSS of each process)."""
+    total = 0
+    for pid in process_tree(root):
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return round(total / 1024, 1)
+
+
 def cpu_by_part(server_pid: int, client_pids: list[int]) -> dict[str, float]:
     """CPU seconds used so far: the server's process tree, the clients, PostgreSQL, Redis, and the
     whole machine (busy time of every core)."""
@@ -331,6 +359,7 @@ def load(args: argparse.Namespace, base: str, server_pid: int) -> dict[str, Any]
         time.sleep(max(0.0, start + args.seconds - time.time()))
         after = cpu_by_part(server_pid, client_pids)
         cpu_windows.append({part: round(after[part] - before[part], 1) for part in after})
+    rss = rss_mib(server_pid)
     results = []
     for link, proc in zip(links, procs, strict=True):
         if link.poll(args.seconds + 120):
@@ -352,7 +381,7 @@ def load(args: argparse.Namespace, base: str, server_pid: int) -> dict[str, Any]
         measured.append(step)
     return {"steps": measured, "errors": errors, "games_finished": sum(r["games"] for r in results),
             "client_procs": args.client_procs, "client_results": len(results), "setup_s": round(setup, 1),
-            "tables_started": started}
+            "tables_started": started, "rss_mib": rss}
 
 
 def one_run(args: argparse.Namespace, workers: int | None) -> dict[str, Any]:
