@@ -62,7 +62,8 @@ def ext_modules() -> list[Extension]:
     exts = [Extension(name, [src], optional=True, extra_compile_args=["-O3"]) for name, src in sources.items()]
     try:
         # the generated .c files go to build/ (ignored by git), never next to the .pyx
-        built = list(cythonize(exts, build_dir="build/cython", quiet=True, language_level=3))
+        built = list(cythonize(exts, build_dir="build/cython", quiet=True, language_level=3,
+                                include_path=["src"]))  # cimport ludoteca.core._rng (a .pxd)
     except Exception as exc:  # a broken .pyx must not break the install: Python engines only
         print(f"ludoteca: the compiled engines are not built (Cython failed: {exc})", flush=True)
         return []

@@ -7,7 +7,13 @@ Part 1, steps per second — uniformly random play, the same for every row: the 
 (player actions) per second, chance resolved the same way everywhere:
 
 * ``native``: ``ludoteca`` states directly (``legal_actions``/``apply_action``);
-* ``openspiel``: the same loop through the ``pyspiel`` adapter (``ludoteca_<game>``);
+* ``openspiel``: the same loop through the ``pyspiel`` adapter (``ludoteca_<game>``), on the
+  game's compiled engine where it is built and the game hides nothing (``core.compiled.compiled_copy``);
+  ``os-python`` the same with ``LUDOTECA_ENGINE=python`` (the Python engine);
+* ``--reference connect_four`` (the default): the same pyspiel loop on that *native* OpenSpiel
+  game, in the same run; ``vs-ref`` = openspiel / reference in decisions, ``actions-vs-ref`` the
+  same counting every action the loop applies (``os-actions``: chance outcomes too; a native
+  game without chance applies only decisions) — the bar of issue 27, at least 1 for TOHM;
 * ``pettingzoo``: ``raw_env`` with ``env.last()`` (observation tensor, action mask, infos)
   before each ``step``, the action drawn from ``info["legal_actions"]``; ``pz-noinfo`` is the
   same with ``position_info=False``; ``pz-maskscan`` draws it from the action mask instead
@@ -50,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -94,17 +101,48 @@ def native_steps(name: str, players: int, seconds: float, seed: int = 0) -> floa
     return decisions / (_clock() - start)
 
 
-def openspiel_steps(name: str, players: int, seconds: float, seed: int = 0) -> float:
+def openspiel_steps(name: str, players: int, seconds: float, seed: int = 0,
+                    engine: str | None = None) -> tuple[float, float]:
+    """Decisions and actions (chance too) per CPU second through the adapter; ``engine="python"``:
+    with LUDOTECA_ENGINE=python."""
     from ludoteca.interop import openspiel
 
-    game = openspiel.load(name, players=players)
+    if engine is None:
+        return spiel_rates(openspiel.load(name, players=players), seconds, seed)
+    saved = os.environ.get("LUDOTECA_ENGINE")
+    os.environ["LUDOTECA_ENGINE"] = engine
+    try:  # the engine is chosen with the game's first position
+        return spiel_rates(openspiel.load(name, players=players), seconds, seed)
+    finally:
+        if saved is None:
+            del os.environ["LUDOTECA_ENGINE"]
+        else:
+            os.environ["LUDOTECA_ENGINE"] = saved
+
+
+def reference_steps(short_name: str, seconds: float, seed: int = 0) -> float:
+    """Decisions per CPU second of a native OpenSpiel game (C++) through the same pyspiel loop."""
+    import pyspiel
+
+    return spiel_steps(pyspiel.load_game(short_name), seconds, seed)
+
+
+def spiel_steps(game: Any, seconds: float, seed: int = 0) -> float:
+    """Uniformly random play through the pyspiel API (chance by its probabilities): decisions per
+    CPU second."""
+    return spiel_rates(game, seconds, seed)[0]
+
+
+def spiel_rates(game: Any, seconds: float, seed: int = 0) -> tuple[float, float]:
+    """:func:`spiel_steps` and the actions (chance outcomes too) per CPU second of the same loop."""
     rng = random.Random(seed)
-    decisions = 0
+    decisions = actions = 0
     start = _clock()
     deadline = start + seconds
     while _clock() < deadline:
         state = game.new_initial_state()
         while not state.is_terminal():
+            actions += 1
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
                 x, acc, action = rng.random(), 0.0, outcomes[-1][0]
@@ -118,7 +156,8 @@ def openspiel_steps(name: str, players: int, seconds: float, seed: int = 0) -> f
                 legal = state.legal_actions()
                 state.apply_action(legal[rng.randrange(len(legal))])
                 decisions += 1
-    return decisions / (_clock() - start)
+    spent = _clock() - start
+    return decisions / spent, actions / spent
 
 
 def pettingzoo_steps(name: str, players: int, seconds: float, seed: int = 0, position_info: bool = True,
@@ -337,6 +376,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--c", type=float, default=1.4, help="UCT constant of both searches")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+    parser.add_argument("--reference", default="connect_four",
+                        help="a native OpenSpiel game measured through the same pyspiel loop ('' for none)")
     args = parser.parse_args(argv)
     games = [g for g in args.games.split(",") if g]
     rows: list[dict] = []
@@ -346,13 +387,26 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             print(json.dumps(row), flush=True)
 
+    reference: float | None = None
+    if args.reference:
+        try:
+            reference = reference_steps(args.reference, args.seconds, args.seed)
+            emit({"part": "reference", "game": args.reference, "openspiel": round(reference)})
+        except ImportError as exc:
+            emit({"part": "reference", "game": args.reference, "openspiel": f"unavailable: {exc}"})
     for name in games:
         native = native_steps(name, args.players, args.seconds, args.seed)
         row = {"part": "steps", "game": name, "players": args.players, "native": round(native)}
         try:
-            row["openspiel"] = round(openspiel_steps(name, args.players, args.seconds, args.seed))
+            spiel, spiel_actions = openspiel_steps(name, args.players, args.seconds, args.seed)
+            row["openspiel"] = round(spiel)
+            row["os-actions"] = round(spiel_actions)
+            row["os-python"] = round(openspiel_steps(name, args.players, args.seconds, args.seed, engine="python")[0])
+            if reference:
+                row["vs-ref"] = round(spiel / reference, 2)
+                row["actions-vs-ref"] = round(spiel_actions / reference, 2)
         except ImportError as exc:
-            row["openspiel"] = f"unavailable: {exc}"
+            row["openspiel"] = row["os-python"] = f"unavailable: {exc}"
         for key, kwargs in (("pettingzoo", {}), ("pz-noinfo", {"position_info": False}),
                             ("pz-maskscan", {"scan_mask": True})):
             try:
@@ -367,11 +421,17 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.json:
         print(f"Decisions per CPU second, random play, {args.players} players (one core):")
-        print(f"{'game':<9}{'native':>10}{'openspiel':>11}{'pettingzoo':>12}{'pz-noinfo':>11}{'pz-maskscan':>13}")
+        for r in rows:
+            if r["part"] == "reference":
+                print(f"reference: native OpenSpiel {r['game']} through pyspiel: {r['openspiel']}")
+        print(f"{'game':<9}{'native':>10}{'openspiel':>11}{'os-python':>11}{'vs-ref':>8}{'act-vs-ref':>11}{'pettingzoo':>12}"
+              f"{'pz-noinfo':>11}{'pz-maskscan':>13}")
         for r in rows:
             if r["part"] == "steps":
-                print(f"{r['game']:<9}{r['native']:>10}{r['openspiel']!s:>11}{r['pettingzoo']!s:>12}"
-                      f"{r['pz-noinfo']!s:>11}{r['pz-maskscan']!s:>13}")
+                print(f"{r['game']:<9}{r['native']:>10}{r['openspiel']!s:>11}{r['os-python']!s:>11}"
+                      f"{r.get('vs-ref', '-')!s:>8}{r.get('actions-vs-ref', '-')!s:>11}{r['pettingzoo']!s:>12}"
+                      f"{r['pz-noinfo']!s:>11}"
+                      f"{r['pz-maskscan']!s:>13}")
         print(f"\nMCTS simulations per CPU second, {args.iterations} simulations per move, like with like "
               f"(uniformly random rollouts cut at `cap` actions, leaf scored by ludoteca's evaluation, "
               f"no pruning, c={args.c:g}; `tuned`: ludoteca's mcts as the agents play it, not comparable):")

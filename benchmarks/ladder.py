@@ -253,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairings", default=",".join(PAIRINGS))
     parser.add_argument("--spec", action="append", default=[], help="LEVEL=SPEC or GAME.LEVEL=SPEC")
     parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the intervals")
+    parser.add_argument("--extra", action="append", default=[], metavar="AGENT",
+                        help="a player beyond the levels, named by its agent spec (e.g. perfect, for TOHM 2p), "
+                             "usable in --pairings; write such a ladder with --out, beside the game's own")
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="write DIR/<game>/ladder.json (default: the game's package)")
     parser.add_argument("--json", default=None,
@@ -270,8 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     pairings = []
     for item in args.pairings.split(","):
         a, sep, b = item.strip().partition("-")
-        if not sep or a not in LEVELS or b not in LEVELS or a == b:
-            parser.error(f"pairing {item!r}: two different levels A-B among {', '.join(LEVELS)}")
+        players = (*LEVELS, *args.extra)
+        if not sep or a not in players or b not in players or a == b:
+            parser.error(f"pairing {item!r}: two different levels A-B among {', '.join(players)}")
         pairings.append((a, b))
     overrides: dict[str, str] = {}
     for item in args.spec:
@@ -279,14 +283,16 @@ def main(argv: list[str] | None = None) -> int:
         overrides[key] = value
 
     def spec_for(game: str, level: str) -> str:
+        if level in args.extra:
+            return overrides.get(level, level)
         return overrides.get(f"{game}.{level}", overrides.get(level, level_spec(level, game)))
 
-    levels = [lv for lv in LEVELS if any(lv in p for p in pairings)]
+    levels = [lv for lv in (*LEVELS, *args.extra) if any(lv in p for p in pairings)]
     specs = {name: {lv: spec_for(name, lv) for lv in levels} for name in names}
     for name in names:
         for lv in levels:
             make_agent(specs[name][lv], seed=0, game=name)  # a bad spec fails now
-    rank = {lv: k for k, lv in enumerate(LEVELS)}
+    rank = {lv: k for k, lv in enumerate((*LEVELS, *args.extra))}
     tasks = [(name, a, b, specs[name][a], specs[name][b], i, args.seed)
              for name in names for a, b in pairings for i in range(n)]
     order = {name: k for k, name in enumerate(names)}

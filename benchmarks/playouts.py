@@ -8,6 +8,12 @@
   the web and the terminal use);
 * ``compiled`` (a game with a built extension: docs/compiled.md): random playouts in C
   (``ludoteca.games.<game>.compiled``), same rules, its own generator; ``x`` = compiled / fast;
+* ``pure`` (with ``--pure``): the fast path on the game's Python engine *compiled by Cython as
+  it stands* — Cython's pure-Python mode (the ``.py`` files, their annotations read as C types
+  where Cython can, no edit), the game's ``__init__.py`` with ``core/game.py`` and
+  ``core/chance.py`` (the rest of the fast path), built once under ``build/pure/<game>`` as
+  separate modules (``ludoteca`` itself is untouched); ``pure/fast`` = pure / fast. The single-source
+  question of docs/compiled.md;
 * ``REV`` (with ``--against``): that git revision's ``apply_unchecked`` if it has one, else its
   ``apply_action``, run in a subprocess from ``git archive`` of the revision, alternating
   with this tree's runs so that machine noise hits both alike. ``ratio`` = fast / REV.
@@ -29,21 +35,44 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PLAYERS = {"exactly": range(2, 7), "tri": range(2, 5), "tohm": range(2, 6), "exagon": range(2, 6)}
 FLOORS = {"exactly": 50_000, "tohm": 100_000, "tri": 20_000, "exagon": 5_000}
+"""Issue 2's floors of the fast path; a game not listed has none (its rows say no ``ok``)."""
 
 
-def measure(name: str, players: int, seconds: float, path: str, seed: int = 0) -> float:
-    """Actions per CPU second of random playouts through ``path`` (``fast`` or ``checked``)."""
+def player_counts(name: str) -> range:
+    """Every player count the game supports (its class's ``min_players`` to ``max_players``)."""
+    import ludoteca
+
+    cls = ludoteca.game_class(name)
+    return range(cls.min_players, cls.max_players + 1)
+
+
+def random_play_options(name: str, players: int) -> dict[str, object]:
+    """``players``, and no clock for a game that has one (its class's ``clock_option``)."""
+    import ludoteca
+
+    options: dict[str, object] = {"players": players}
+    clock = ludoteca.game_class(name).clock_option
+    if clock is not None:
+        options[clock] = None
+    return options
+
+
+def measure(name: str, players: int, seconds: float, path: str, seed: int = 0, engine: Any = None) -> float:
+    """Actions per CPU second of random playouts through ``path`` (``fast`` or ``checked``); ``engine``:
+    the modules of :func:`pure_engine` instead of ludoteca's."""
     import ludoteca
     from ludoteca.core.chance import random_action
 
-    options: dict[str, object] = {"players": players}
-    if name == "exagon":
-        options["clock"] = None
-    game = ludoteca.load_game(name, **options)
+    if engine is None:
+        game = ludoteca.load_game(name, **random_play_options(name, players))
+    else:
+        rules, chance = engine
+        random_action = chance.random_action
+        game = getattr(rules, ludoteca.game_class(name).__name__)(**random_play_options(name, players))
     rng = random.Random(seed)
     actions = 0
     start = time.process_time()
@@ -79,10 +108,7 @@ def measure_compiled(name: str, players: int, seconds: float, seed: int = 0) -> 
     import ludoteca
 
     compiled = importlib.import_module(f"ludoteca.games.{name}.compiled")
-    options: dict[str, object] = {"players": players}
-    if name == "exagon":
-        options["clock"] = None  # as measure(): the same game on both sides
-    game = ludoteca.load_game(name, **options)
+    game = ludoteca.load_game(name, **random_play_options(name, players))  # as measure(): the same game
     state = compiled.CompiledState.initial(game)
     actions, batch = 0, 16
     start = time.process_time()
@@ -91,6 +117,44 @@ def measure_compiled(name: str, players: int, seconds: float, seed: int = 0) -> 
         seed += 1
         batch *= 2
     return actions / (time.process_time() - start)
+
+
+PURE_MODULES = {"game": "ludoteca/core/game.py", "chance": "ludoteca/core/chance.py"}
+"""The modules of the fast path compiled with the game's engine by :func:`pure_engine`."""
+
+
+def pure_engine(name: str) -> tuple[Any, Any] | None:
+    """The game's engine module and ``core.chance``, compiled by Cython in pure-Python mode from
+    today's ``.py`` files (copies named ``pure_<game>``, ``pure_game``, ``pure_chance``, their
+    imports of each other rewritten, built once under ``build/pure/<game>``), or None (printed
+    why) without Cython or a compiler."""
+    import importlib
+
+    import ludoteca
+
+    cls = ludoteca.game_class(name)
+    source = Path(sys.modules[cls.__module__].__file__ or "")
+    out = ROOT / "build" / "pure" / name
+    out.mkdir(parents=True, exist_ok=True)
+    files = {f"pure_{name}": source, **{f"pure_{k}": ROOT / "src" / v for k, v in PURE_MODULES.items()}}
+    for module, path in files.items():
+        text = path.read_text()
+        for k, v in PURE_MODULES.items():
+            text = text.replace(f"from {v[:-3].replace('/', '.')} import", f"from pure_{k} import")
+        target = out / f"{module}.py"
+        if not target.exists() or target.read_text() != text:
+            target.write_text(text)
+    if not all(any(out.glob(f"{module}.*.so")) for module in files):
+        build = ("from setuptools import Extension, setup\nfrom Cython.Build import cythonize\n"
+                 f"setup(ext_modules=cythonize([Extension(m, [m + '.py'], extra_compile_args=['-O3']) "
+                 f"for m in {sorted(files)!r}], language_level=3, quiet=True), "
+                 "script_args=['build_ext', '--inplace'])")
+        done = subprocess.run([sys.executable, "-c", build], cwd=out, capture_output=True, text=True)
+        if done.returncode:
+            print(f"pure: not built ({done.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
+            return None
+    sys.path.insert(0, str(out))
+    return importlib.import_module(f"pure_{name}"), importlib.import_module("pure_chance")
 
 
 def other_revision(rev: str) -> Path:
@@ -117,14 +181,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU time per measurement")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (the best is kept)")
-    parser.add_argument("--games", default="exactly,tri,tohm,exagon")
+    parser.add_argument("--games", default=None, help="comma-separated games (default: every installed game)")
     parser.add_argument("--against", metavar="REV", help="also measure this git revision (e.g. HEAD~3)")
+    parser.add_argument("--pure", action="store_true",
+                        help="also the game's Python engine compiled by Cython in pure-Python mode (column pure)")
     args = parser.parse_args()
     src = other_revision(args.against) if args.against else None
-    for name in args.games.split(","):
-        for players in PLAYERS[name]:
-            fast, checked, other, comp = [], [], [], []
+    import ludoteca
+
+    for name in args.games.split(",") if args.games else ludoteca.GAMES:
+        pure = pure_engine(name) if args.pure else None
+        for players in player_counts(name):
+            fast, checked, other, comp, pures = [], [], [], [], []
             for _ in range(args.repeat):
+                if pure is not None:
+                    pures.append(measure(name, players, args.seconds, "fast", engine=pure))
                 fast.append(measure(name, players, args.seconds, "fast"))
                 checked.append(measure(name, players, args.seconds, "checked"))
                 if compiled_engine(name):
@@ -136,11 +207,15 @@ def main() -> None:
             if comp:
                 row["compiled"] = round(max(comp))
                 row["x"] = round(max(comp) / max(fast), 1)
+            if pures:
+                row["pure"] = round(max(pures))
+                row["pure/fast"] = round(max(pures) / max(fast), 2)
             if src is not None:
                 row[args.against] = round(max(other))
                 row["ratio"] = round(max(fast) / max(other), 3)
-            row["floor"] = FLOORS[name]
-            row["ok"] = max(fast) >= FLOORS[name]
+            if name in FLOORS:
+                row["floor"] = FLOORS[name]
+                row["ok"] = max(fast) >= FLOORS[name]
             print(json.dumps(row), flush=True)
 
 

@@ -44,7 +44,7 @@ import ludoteca
 from ludoteca.agents import make_agent
 from ludoteca.agents.mcts import MCTSAgent
 from ludoteca.agents.strong import StrongAgent
-from ludoteca.core.chance import outcome_at, sample_chance
+from ludoteca.core.chance import outcome_at, random_action, sample_chance
 from ludoteca.core.options import parse_option_text
 
 GAMES = ("exactly", "tohm", "tri", "exagon")
@@ -148,7 +148,7 @@ def play_one(task: tuple[str, str, str, int, bool, dict[str, Any], int]) -> dict
     return {
         "game": name, "a": a, "b": b, "i": i, "seed": seed, "score": ret[sa],
         "a_moves": len(times[sa]), "a_time": sum(times[sa]), "a_max": max(times[sa], default=0.0),
-        "a_cpu_max": max(cpu[sa], default=0.0),
+        "a_cpu_max": max(cpu[sa], default=0.0), "a_cpu": sum(cpu[sa]), "b_cpu": sum(cpu[1 - sa]),
         "b_moves": len(times[1 - sa]), "b_time": sum(times[1 - sa]), "b_max": max(times[1 - sa], default=0.0),
         "turns": state.to_json().get("turn"), **({"options": extra} if extra else {}),
     }
@@ -238,6 +238,63 @@ def resolved_mcts(name: str, spec: str) -> str:
     return ":".join(parts)
 
 
+def hidden_choices(name: str, n: int, seed: int = 2024) -> list[Any]:
+    """The first ``n`` decisions of seeded heuristic games (two players) where the seat to move cannot
+    see everything (``state.worlds(seat)`` is not None: TRI's card choices) and has a choice."""
+    game = ludoteca.load_game(name, **game_options(name))
+    rng = random.Random(seed)
+    agents = [make_agent("heuristic", seed=11 + k) for k in range(2)]
+    out: list[Any] = []
+    games = 0
+    while len(out) < n and games < 10 * n + 10:
+        games += 1
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(out) < n:
+            if state.is_chance_node():
+                state.apply_action(random_action(state, rng))
+                continue
+            p = state.current_player()
+            if state.worlds(p) is not None and len(state.legal_actions()) > 1:
+                out.append(state.clone())
+            state.apply_action(agents[p].step(state))
+    return out
+
+
+def agreement(name: str, n: int, reference: int, specs: list[str], seeds: int, cache: str | None) -> None:
+    """How often each spec's choice at ``n`` hidden choices agrees with a ``reference``-iteration
+    ``mcts`` (the game's tuned settings otherwise), each spec with ``seeds`` seeds; the reference's
+    choices are kept in ``cache`` (JSON) when given."""
+    positions = hidden_choices(name, n)
+    if not positions:
+        print(json.dumps({"game": name, "agreement": "no position hides anything from the seat to move"}))
+        return
+    key = {"game": name, "n": len(positions), "iterations": reference, "options": EXTRA_OPTIONS.get(name, {})}
+    ref: list[Any] | None = None
+    if cache and os.path.exists(cache):
+        with open(cache) as f:
+            stored = json.load(f)
+        if {k: stored.get(k) for k in key} == key:
+            ref = stored["actions"]
+    if ref is None:
+        start = time.process_time()
+        ref = [make_agent(f"mcts:iterations={reference}", seed=1000 + i, game=name).step(s)
+               for i, s in enumerate(positions)]
+        print(f"# reference: {time.process_time() - start:.0f} CPU-s", flush=True)
+        if cache:
+            with open(cache, "w") as f:
+                json.dump({**key, "actions": ref}, f)
+    for spec in specs:
+        start = time.process_time()
+        agree = 0
+        for k in range(seeds):
+            for i, s in enumerate(positions):
+                agree += make_agent(spec, seed=7919 * (k + 1) + i, game=name).step(s) == ref[i]
+        cpu = (time.process_time() - start) / (len(positions) * seeds)
+        print(json.dumps({"game": name, "spec": spec, "positions": len(positions), "seeds": seeds,
+                          "agree_mean": round(agree / seeds, 1), "cpu_ms_per_choice": round(1000 * cpu, 2)}),
+              flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(GAMES),
@@ -261,7 +318,24 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="append every game's result to this JSONL file")
     parser.add_argument("--resume", action="store_true",
                         help="keep the games already in --json (same game, specs and index) and play only the others")
+    parser.add_argument("--agreement", type=int, default=0, metavar="N",
+                        help="instead of games: at the first N choices of heuristic games where the seat to move "
+                             "cannot see everything, how often each --agree spec agrees with a --reference mcts")
+    parser.add_argument("--agree", default="heuristic,mcts,strong",
+                        help="comma-separated agent specs for --agreement (default %(default)s)")
+    parser.add_argument("--reference", type=int, default=4000,
+                        help="the reference mcts's iterations for --agreement (default %(default)s)")
+    parser.add_argument("--agree-seeds", type=int, default=2,
+                        help="seeds per spec for --agreement (default %(default)s)")
+    parser.add_argument("--reference-cache", default=None, help="JSON file keeping the reference's choices")
     args = parser.parse_args()
+    if args.agreement:
+        games = [g for g in args.games.split(",") if g]
+        EXTRA_OPTIONS.update(parse_game_options(args.option, games))
+        for g in games:
+            agreement(g, args.agreement, args.reference, [x for x in args.agree.split(",") if x], args.agree_seeds,
+                      args.reference_cache)
+        return
     if args.resume and not args.json:
         parser.error("--resume needs --json FILE")
     games = [g for g in args.games.split(",") if g]

@@ -343,7 +343,8 @@ def test_every_declared_figure_holds_its_estimate(games: list[tuple[int, int, in
 def test_turns_played_is_the_positions_turn(game: str) -> None:
     # RULES.md: `turn` counts the player turns completed; an engine's fast read must agree
     rng = random.Random(5)
-    for players in (2, 3):
+    cls = registry.game_class(game)
+    for players in sorted({cls.min_players, min(3, cls.max_players)}):
         state = registry.load_game(game, players=players).new_initial_state()
         while True:
             assert state.turns_played() == state.to_json()["turn"]

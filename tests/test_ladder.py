@@ -16,11 +16,16 @@ from ludoteca.agents import make_agent
 from ludoteca.agents.ladder import ladder, level_rating
 from ludoteca.agents.levels import ALIASES, EXPERT_FACTOR, LEVELS, spec
 from ludoteca.agents.soft import SoftAgent
+from ludoteca.agents.strong import FALLBACKS as STRONG_FALLBACKS
 from ludoteca.core.chance import sample_chance
 from ludoteca.core.rating import Rating
 from ludoteca.registry import GAMES, game_class
+from tests.conftest import game_dir
 
 ROOT = Path(__file__).resolve().parent.parent
+RATED = [g for g in GAMES if ladder(g)]
+"""The games that ship a measured ladder (their ``ladder.json``, written by benchmarks/ladder.py): an
+optional part of a game; without it the levels play unrated."""
 FAST = {"hard": "mcts:iterations=20", "expert": "mcts:iterations=40"}
 """Small search budgets for the tests that only check the moves are legal."""
 
@@ -62,11 +67,11 @@ def test_every_level_exists_for_every_game_and_plays_legal_moves(game: str) -> N
 
 def test_the_levels_go_from_random_moves_to_the_longest_search() -> None:
     for game in GAMES:
-        defaults = game_class(game).agent_defaults
+        tuned = game_class(game).agent_defaults.get("strong", {}).get("iterations", STRONG_FALLBACKS["iterations"])
         base = {level: spec(level, game).split(":turn=")[0] for level in LEVELS}  # without a pace (below)
         assert base["beginner"] == "soft:p=0.5" and base["easy"] == "soft:p=0.8" and base["medium"] == "heuristic"
         assert base["hard"] == "strong"  # the compiled search at its tuned budget (issue 15)
-        assert base["expert"] == f"strong:iterations={EXPERT_FACTOR * defaults['strong']['iterations']}"
+        assert base["expert"] == f"strong:iterations={EXPERT_FACTOR * tuned}"
     assert spec("hard") == "strong" and spec("expert") == "strong"  # no game: the agent's own defaults
     # the older names stay valid: as levels and as agents
     assert ALIASES == {"random": "random", "heuristic": "medium", "mcts": "expert"}
@@ -161,7 +166,7 @@ def test_the_ladder_script_refuses_bad_arguments() -> None:
         assert done.returncode == 2 and "error" in done.stderr
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", RATED)
 def test_the_shipped_ladders_are_measured_and_ordered_from_beginner_to_expert(game: str) -> None:
     rungs = ladder(game)
     assert [level for level, *_ in rungs] == list(LEVELS)
@@ -173,7 +178,7 @@ def test_the_shipped_ladders_are_measured_and_ordered_from_beginner_to_expert(ga
         assert low <= rating.display <= high and rating.games > 0
     medium = level_rating(game, "medium")
     assert medium is not None and medium.display == 1200  # the anchor
-    data = json.loads((ROOT / "src" / "ludoteca" / "games" / game / "ladder.json").read_text(encoding="utf-8"))
+    data = json.loads((game_dir(game) / "ladder.json").read_text(encoding="utf-8"))
     assert data["players"] == 2 and data["games"] >= 20 and "benchmarks/ladder.py" in data["command"]
     for level in LEVELS:
         assert data["levels"][level]["spec"] == spec(level, game)
@@ -202,7 +207,7 @@ def test_the_lobby_offers_the_levels_with_their_ratings_and_the_ai_plays_them(tm
         data = client.get("/api/games").json()
         assert data["levels"] == ["random", *LEVELS]  # random: any legal move, not rated
         assert set(data["level_info"]) == {*LEVELS, "random"} and all(data["level_info"].values())
-        for game in GAMES:
+        for game in RATED:
             ratings = data["level_ratings"][game]["2"]
             assert list(ratings) == list(LEVELS)
             assert ratings["medium"] == {"rating": 1200, "low": 1200, "high": 1200}
@@ -279,7 +284,7 @@ def test_a_paced_level_ends_its_turn_after_its_cap_and_the_others_are_unpaced() 
             assert (":turn=" in agent.spec) is (game in paced and level in ("beginner", "easy", "medium")), \
                 (game, level, agent.spec)
     for game in paced:
-        key = json.loads((ROOT / "src" / "ludoteca" / "games" / game / "ladder.json").read_text())["pace"]["counted"]
+        key = json.loads((game_dir(game) / "ladder.json").read_text())["pace"]["counted"]
         cap = int(spec("medium", game).split(":turn=")[1])
         longest = 0
         for seed in range(4):

@@ -19,9 +19,9 @@ from open_spiel.python.observation import make_observation  # noqa: E402
 
 import ludoteca  # noqa: E402
 from ludoteca.interop import openspiel as los  # noqa: E402
+from tests.conftest import GAME_CASES, hint, options_for  # noqa: E402
 
-PLAYERS = {"exactly": range(2, 7), "tri": range(2, 5), "tohm": range(2, 6), "exagon": range(2, 6)}
-CASES = [(g, n) for g in ludoteca.GAMES for n in PLAYERS[g]]
+CASES = GAME_CASES
 
 
 def _chance(state, rng: random.Random) -> int:
@@ -59,7 +59,8 @@ def test_every_game_is_registered_with_its_type():
         assert gt.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
         assert gt.utility == pyspiel.GameType.Utility.CONSTANT_SUM
         assert gt.reward_model == pyspiel.GameType.RewardModel.TERMINAL
-        expected = ("IMPERFECT_INFORMATION" if name == "tri" else "PERFECT_INFORMATION")
+        native = ludoteca.load_game(name, **options_for(name, ludoteca.game_class(name).min_players))
+        expected = ("IMPERFECT_INFORMATION" if native.has_hidden_information() else "PERFECT_INFORMATION")
         assert gt.information == getattr(pyspiel.GameType.Information, expected)
         assert gt.provides_information_state_string and gt.provides_observation_string
         assert gt.provides_observation_tensor
@@ -67,7 +68,6 @@ def test_every_game_is_registered_with_its_type():
         assert (gt.min_num_players, gt.max_num_players) == (cls.min_players, cls.max_players)
         assert game.utility_sum() == 1.0
         assert (game.min_utility(), game.max_utility()) == (0.0, 1.0)
-        native = ludoteca.load_game(name, **({"clock": None} if name == "exagon" else {}))
         assert game.num_distinct_actions() == native.num_distinct_actions()
         assert game.max_chance_outcomes() == native.max_chance_outcomes()
 
@@ -115,9 +115,7 @@ def test_list_options_travel_comma_free_in_game_strings():
 @pytest.mark.parametrize(("name", "players"), CASES)
 def test_random_sim_test(name, players):
     """OpenSpiel's own API checks: clone, serialization, masks, returns sum, game length."""
-    params = {"players": players}
-    if name == "tri" and players > 2:
-        params["turn_limit"] = 150  # 4-player TRI games run ~1000 turns at random
+    params = {"players": players, **hint(name, "SHORT_OPTIONS", {}).get(players, {})}  # (4-player TRI: ~1000 turns)
     game = pyspiel.load_game(f"ludoteca_{name}", params)
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
@@ -284,7 +282,7 @@ def test_observations_and_action_strings(name):
                 obs.set_from(state, p)
                 assert np.array_equal(obs.tensor, tensor)
                 assert json.loads(state.observation_string(p)) == state.position(p)
-            mask = state.legal_actions_mask() if name != "exagon" else None
+            mask = state.legal_actions_mask() if game.num_distinct_actions() <= 100_000 else None  # (EXAGON: 1.5 M)
             if mask is not None:
                 assert [i for i, m in enumerate(mask) if m] == legal
         else:

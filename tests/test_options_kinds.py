@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import subprocess
 import sys
@@ -199,9 +200,10 @@ def test_the_rules_pages_option_section_lists_labels_and_value_names_never_json(
 
 @pytest.mark.parametrize("name", GAMES)
 def test_ludoteca_rules_in_italian_lists_the_options_by_their_italian_words(name: str) -> None:
+    ours = {k: v for k, v in os.environ.items() if k.startswith("LUDOTECA_") or k == "PYTHONPATH"}  # (example game)
     out = subprocess.run([sys.executable, "-m", "ludoteca.cli", "rules", name, "--lang", "it"], capture_output=True,
                          text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8",
-                                                      "NO_COLOR": "1", "COLUMNS": "100"})
+                                                      "NO_COLOR": "1", "COLUMNS": "100", **ours})
     assert out.returncode == 0 and out.stderr == ""
     listed = out.stdout[out.stdout.rindex("Opzioni:"):]
     for opt in options_of(name):

@@ -19,9 +19,9 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 import ludoteca  # noqa: E402
 from ludoteca.interop import pettingzoo as lpz  # noqa: E402
 from ludoteca.interop.pettingzoo import ludoteca_tohm_v0, ludoteca_tri_v0  # noqa: E402
+from tests.conftest import GAME_CASES, hint  # noqa: E402
 
-PLAYERS = {"exactly": range(2, 7), "tri": range(2, 5), "tohm": range(2, 6), "exagon": range(2, 6)}
-CASES = [(g, n) for g in ludoteca.GAMES for n in PLAYERS[g]]
+CASES = GAME_CASES
 
 # api_test warns about every dict observation {"observation", "action_mask"} unless the
 # environment is one of PettingZoo's own (it keeps a list of their names): expected here.
@@ -54,7 +54,7 @@ def test_api_test(name, players):
     options = {"players": players, "turn_limit": 40}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        api_test(lpz.env(name, **options), num_cycles=60 if name == "exagon" else 150)
+        api_test(lpz.env(name, **options), num_cycles=60 if hint(name, "RANDOM_PLAY_SLOW", False) else 150)
     unexpected = {str(w.message) for w in caught} - set(EXPECTED_WARNINGS)
     assert not unexpected
 
@@ -64,7 +64,7 @@ def test_seed_test(name):
     def make():
         return lpz.env(name, players=3, turn_limit=60)
 
-    seed_test(make, num_cycles=40 if name == "exagon" else 200)
+    seed_test(make, num_cycles=40 if hint(name, "RANDOM_PLAY_SLOW", False) else 200)
 
 
 def test_module_forms():

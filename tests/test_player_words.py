@@ -35,6 +35,7 @@ from ludoteca.i18n import web_plurals
 from ludoteca.registry import GAMES, game_class, load_game
 from ludoteca.web.app import create_app
 from ludoteca.web.languages import catalog_body
+from tests.conftest import game_dir
 from tests.test_web_api import WS
 
 pytestmark = pytest.mark.timeout(300)
@@ -197,7 +198,7 @@ def node_root(tmp: Path) -> Path:
     i18n = i18n.replace("export const LANG = ", "export const LANG = globalThis.__LANG || ")
     (static / "i18n.js").write_text(i18n)
     for game in GAMES:
-        text = (SRC / "games" / game / "client.js").read_text().replace('"/static/js/', '"../../static/js/')
+        text = (game_dir(game) / "client.js").read_text().replace('"/static/js/', '"../../static/js/')
         (tmp / "games" / game).mkdir(parents=True)
         (tmp / "games" / game / "client.js").write_text(text)
     (tmp / "run.mjs").write_text(RUNNER)

@@ -3,7 +3,8 @@
 A property test through the public API only (``load_game``, ``new_initial_state``,
 ``apply_action``/``apply_json``, ``to_json``, ``state_from_json``): random games of every game
 with every player count, and a few options (small ``turn_limit`` values, so games end at the
-limit; EXAGON with and without its hourglass), each position checked after every action.
+limit; the option sets of each game's ``VARIANTS`` hint, e.g. EXAGON with and without its
+hourglass), each position checked after every action; a game with a clock spends random time.
 The JSON goes through text (``json.dumps``/``json.loads``) as it would between programs.
 Deterministic: hypothesis is derandomized and every game is played from an explicit seed.
 """
@@ -21,12 +22,9 @@ from hypothesis import strategies as st
 import ludoteca
 from ludoteca.core.chance import random_action
 from ludoteca.core.game import Game, State
+from tests.conftest import GAME_CASES, hint
 
-PLAYERS = {"exactly": range(2, 7), "tri": range(2, 5), "tohm": range(2, 6), "exagon": range(2, 6)}
-CASES = [(name, players) for name in ludoteca.GAMES for players in PLAYERS[name]]
-EXAMPLES = {"exactly": 12, "tri": 6, "tohm": 12, "exagon": 40}
-"""Random games per player count. EXAGON plays short games (about 75 actions) and its readers
-had the most phase-dependent keys, so it gets the most."""
+CASES = GAME_CASES
 TURN_LIMITS = (None, None, 1, 2, 3, 5, 12, 40)
 """``None``: the default limit (1000). Small limits end games at the limit, often mid-round."""
 MAX_ACTIONS = 1500
@@ -37,18 +35,16 @@ def options_for(name: str, players: int, turn_limit: int | None, extra: int) -> 
     opts: dict[str, Any] = {"players": players}
     if turn_limit is not None:
         opts["turn_limit"] = turn_limit
-    if name == "exactly":
-        opts["start_coin"] = ("round", "game", "never")[extra % 3]
-    if name == "exagon":
-        opts["clock"] = (None, 60, 5)[extra % 3]
+    variants = hint(name, "VARIANTS", ({},))
+    opts.update(variants[extra % len(variants)])
     return opts
 
 
-def exagon_timed(state: State, action: Any, rng: random.Random) -> dict[str, Any]:
-    """An EXAGON action with a random ``elapsed`` (or a timeout) when the hourglass runs."""
+def timed(state: State, action: Any, rng: random.Random) -> dict[str, Any]:
+    """A player's action with a random ``elapsed`` (or a timeout) when a clock runs (``time_left``)."""
     data = state.action_to_json(action)
-    time_left = state.to_json()["time_left"]
-    if state.to_json()["phase"] != "turn" or time_left is None:
+    time_left = state.time_left()
+    if time_left is None:
         return data
     if rng.random() < 0.05:
         return {"timeout": True}
@@ -79,8 +75,8 @@ def play_and_check(name: str, players: int, seed: int, turn_limit: int | None, e
         if state.is_terminal():
             break
         action = random_action(state, rng)
-        if name == "exagon" and not state.is_chance_node():
-            state.apply_json(exagon_timed(state, action, rng))
+        if not state.is_chance_node():
+            state.apply_json(timed(state, action, rng))
         else:
             state.apply_action(action)
         check_reads_back(game, state)
@@ -88,7 +84,7 @@ def play_and_check(name: str, players: int, seed: int, turn_limit: int | None, e
 
 @pytest.mark.parametrize(("name", "players"), CASES)
 def test_every_position_written_is_read_back(name: str, players: int) -> None:
-    @settings(max_examples=EXAMPLES[name], derandomize=True, deadline=None, database=None,
+    @settings(max_examples=hint(name, "PROPERTY_GAMES", 12), derandomize=True, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(seed=st.integers(0, 2**32 - 1), turn_limit=st.sampled_from(TURN_LIMITS), extra=st.integers(0, 2))
     def games(seed: int, turn_limit: int | None, extra: int) -> None:
@@ -97,7 +93,7 @@ def test_every_position_written_is_read_back(name: str, players: int) -> None:
     games()
 
 
-@pytest.mark.parametrize("players", PLAYERS["exagon"])
+@pytest.mark.parametrize("players", range(2, 6))
 def test_exagon_games_ended_by_the_turn_limit_after_a_placing_turn_read_back(players: int) -> None:
     # The defect of issue 10: with turn_limit=12 every game ended right after a turn that placed
     # a tile, with placed_this_turn > 0 in the final position, which the reader refused.

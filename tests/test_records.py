@@ -9,12 +9,13 @@ import pytest
 
 import ludoteca
 from ludoteca import Record, RecordError
-from tests.conftest import options_for, random_states
+from tests.conftest import options_for, players_near, random_states
 
 
 @pytest.mark.parametrize("name", ludoteca.GAMES)
 def test_record_of_an_unfinished_game_replays(name: str, tmp_path) -> None:
-    game = ludoteca.load_game(name, **options_for(name, 3))
+    players = players_near(name, 3)
+    game = ludoteca.load_game(name, **options_for(name, players))
     state = game.new_initial_state()
     record = Record.start(game)
     for s, action in random_states(state, random.Random(11), max_actions=40):
@@ -23,7 +24,7 @@ def test_record_of_an_unfinished_game_replays(name: str, tmp_path) -> None:
     record.save(path)
     data = json.loads(path.read_text())
     assert data["format"] == "ludoteca-record" and data["version"] == 1
-    assert data["game"] == name and data["options"]["players"] == 3
+    assert data["game"] == name and data["options"]["players"] == players
     assert len(data["actions"]) == 40
     assert Record.load(path).replay().to_json() == state.to_json()
 

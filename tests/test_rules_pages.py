@@ -46,6 +46,7 @@ from ludoteca.web.lobby.rules import (
     parse_diagram,
     render_markdown,
 )
+from tests.conftest import game_dir
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -90,7 +91,7 @@ def first_heading(markdown: str) -> str:
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("name", GAMES)
 def test_every_game_has_its_rules_page_in_both_languages(client: TestClient, name: str, lang: str) -> None:
-    source = SRC / "games" / name / "rules" / f"{lang}.md"
+    source = game_dir(name) / "rules" / f"{lang}.md"
     assert source.is_file(), f"{name} has no rules page in {lang}: {source.relative_to(SRC.parent)}"
     text = source.read_text(encoding="utf-8")
     assert game_class(name).rules_text(lang) == text  # its own language, not the English fallback

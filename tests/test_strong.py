@@ -3,8 +3,9 @@
 The search returns legal actions, the same ones for the same seed, finds a move that wins the game on
 the spot, beats random play clearly; a game without a compiled search gets one warning and the Python
 ``mcts``; the lab plays ``--agents strong`` through the real command line and says who played.
-TRI (hidden information) is played through its compiled module's determinizing search, which it
-declares; a hidden-information module that does not declare it gets the warning and ``mcts``.
+TRI (hidden information) is played through its compiled module's search, which it declares (its card
+choices by the information-set MCTS in C); a hidden-information module that does not declare it plays
+those positions with the Python ``mcts``.
 """
 
 from __future__ import annotations
@@ -239,51 +240,60 @@ def _tri_decisions(players: int, seed: int) -> list[Any]:
 
 
 @pytest.mark.skipif(not tri_compiled.available(), reason="compiled TRI engine not built (pip install -e .)")
-def test_strong_plays_tri_in_c_where_the_seat_sees_everything_and_by_ismcts_where_not(
-        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
-    """TRI hides battle rolls and cards (RULES.md TRI "Battles"). Where the seat to move sees
-    everything (``worlds(seat)`` is None) ``strong`` plays the compiled search with the game's strong
-    settings; at a card choice with something hidden it plays the Python information-set ``mcts``
-    with the game's tuned settings (its module does not declare ``SEARCHES_HIDDEN_INFORMATION``), made
-    once and seeded from the agent; no warning: this is the design, not a fallback."""
+def test_strong_plays_every_tri_move_in_c(caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TRI hides battle rolls and cards (RULES.md TRI "Battles"). Its compiled module declares
+    ``SEARCHES_HIDDEN_INFORMATION``: ``strong`` plays every move with the module's search and the game's
+    strong settings — the compiled search where the seat to move sees everything (``worlds(seat)`` is
+    None), the information-set search in C at a card choice with something hidden — and never makes a
+    Python search; no warning."""
     monkeypatch.setattr(strong, "_warned", set())
     positions = _tri_decisions(2, seed=3)[:40]
     hidden = [s for s in positions if s.worlds(s.current_player()) is not None]
     assert hidden and len(hidden) < len(positions)  # both kinds met
     game = positions[0].game
     assert game.has_hidden_information() and game.compiled() is tri_compiled
-    assert not tri_compiled.SEARCHES_HIDDEN_INFORMATION
+    assert tri_compiled.SEARCHES_HIDDEN_INFORMATION
     agent = make_agent("strong:iterations=80", seed=4, game="tri")
     assert isinstance(agent, strong.StrongAgent)
     settings = agent.settings(game)
     assert settings == {**game.agent_defaults["strong"], "iterations": 80}
+    assert agent.engine(game) == {"engine": "compiled"}
     rng = random.Random(4)
-    mirror: MCTSAgent | None = None
     with caplog.at_level(logging.WARNING, logger="ludoteca.agents.strong"):
         for s in positions:
-            if s.worlds(s.current_player()) is None:
-                expected = tri_compiled.search(s, 80, settings["c"], settings["cap"], rng.getrandbits(64))
-            else:
-                if mirror is None:
-                    mirror = MCTSAgent(seed=rng.getrandbits(64), game="tri")
-                expected = mirror.step(s)
-                assert mirror.last_iterations == game.agent_defaults["mcts"]["iterations"]
+            seed = rng.getrandbits(64)
+            expected = tri_compiled.search(s, 80, settings["c"], settings["cap"], seed)
+            if s.worlds(s.current_player()) is not None:
+                assert expected == tri_compiled.search_hidden(s, 80, settings["c"], settings["cap"], seed)
             assert agent.step(s) == expected
+    assert agent._fallback is None
     assert not [r for r in caplog.records if r.name == "ludoteca.agents.strong"]
 
 
 @pytest.mark.skipif(not tri_compiled.available(), reason="compiled TRI engine not built (pip install -e .)")
-def test_a_module_declaring_its_hidden_search_plays_every_move(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A compiled module that declares ``SEARCHES_HIDDEN_INFORMATION`` (its search reads nothing the
-    seat cannot see) gets the hidden positions too: no Python search is made."""
-    monkeypatch.setattr(tri_compiled, "SEARCHES_HIDDEN_INFORMATION", True)
-    positions = [s for s in _tri_decisions(2, seed=3) if s.worlds(s.current_player()) is not None][:4]
-    assert positions
+def test_a_module_not_declaring_its_hidden_search_leaves_those_moves_to_python(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hidden-information module that does not declare ``SEARCHES_HIDDEN_INFORMATION`` gets only the
+    positions where the seat sees everything; the others are played by the Python information-set
+    ``mcts`` with the game's tuned settings, made once and seeded from the agent."""
+    monkeypatch.setattr(tri_compiled, "SEARCHES_HIDDEN_INFORMATION", False)
+    positions = _tri_decisions(2, seed=3)[:40]
+    game = positions[0].game
     agent = make_agent("strong:iterations=40", seed=4, game="tri")
+    assert isinstance(agent, strong.StrongAgent)
+    assert agent.engine(game) == {"engine": "compiled", "hidden": "python ismcts"}
     rng = random.Random(4)
+    mirror: MCTSAgent | None = None
     for s in positions:
-        assert agent.step(s) == tri_compiled.search(s, 40, 0.7, 10, rng.getrandbits(64))
-    assert isinstance(agent, strong.StrongAgent) and agent._fallback is None
+        if s.worlds(s.current_player()) is None:
+            expected = tri_compiled.search(s, 40, 0.7, 10, rng.getrandbits(64))
+        else:
+            if mirror is None:
+                mirror = MCTSAgent(seed=rng.getrandbits(64), game="tri")
+            expected = mirror.step(s)
+            assert mirror.last_iterations == game.agent_defaults["mcts"]["iterations"]
+        assert agent.step(s) == expected
+    assert mirror is not None and agent._fallback is not None
 
 
 # --- EXAGON: the compiled search with the heuristic's candidates, greedy rollouts and value -------

@@ -34,7 +34,6 @@ from ludoteca.web.hub.bus import (
     BusUnavailable,
     LocalBroker,
     LocalBus,
-    RedisBus,
     check_secret,
     decode,
     encode,
@@ -42,6 +41,7 @@ from ludoteca.web.hub.bus import (
     seal,
     unseal,
 )
+from ludoteca.web.hub.redis_bus import RedisBus
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -425,7 +425,7 @@ class _FakeTime:
 class _Table:
     """What the takeover touches of a table: it is in play, its last action was stored at
     ``stored_at`` (wall clock); ``lease_gained`` charges the hourglass as the server's table does
-    (``Turns._restart_clock``: from the time of the last stored action) and notes when it runs out."""
+    (``timers.charge_clock``: from the time of the last stored action) and notes when it runs out."""
 
     def __init__(self, table_id: str, state: Any, stored_at: float, fake: _FakeTime) -> None:
         from types import SimpleNamespace
@@ -437,7 +437,8 @@ class _Table:
         self.status = PLAYING
         self.state = state
         self.fake = fake
-        self.master = SimpleNamespace(clock=TurnClock(fake.monotonic), last_move_at=stored_at)
+        self.master = SimpleNamespace(clock=TurnClock(fake.monotonic), last_move_at=stored_at, status=PLAYING,
+                                      state=state)
         self.host = SimpleNamespace(cluster=None)
         self.hub = SimpleNamespace(remote={}, conns=())
         self.fires_at: float | None = None
@@ -447,9 +448,9 @@ class _Table:
 
     def lease_gained(self) -> None:
         from ludoteca.web.master.clock import TIMEOUT_GRACE
-        from ludoteca.web.master.table_turns import Turns
+        from ludoteca.web.master.timers import charge_clock
 
-        Turns._restart_clock(self)  # type: ignore[arg-type]
+        charge_clock(self.master, clustered=self.host.cluster is not None)  # type: ignore[arg-type]
         remaining = self.master.clock.remaining()
         assert remaining is not None
         self.fires_at = self.fake.now + remaining + TIMEOUT_GRACE
@@ -488,11 +489,11 @@ def test_a_timeout_due_after_the_holder_died_comes_late_by_at_most_ttl_plus_a_ro
 
     from ludoteca.web.hub.bus import LocalBus
     from ludoteca.web.hub.cluster import EVERY, TTL, Cluster
-    from ludoteca.web.master import table_turns
+    from ludoteca.web.master import timers
     from ludoteca.web.master.clock import TIMEOUT_GRACE
 
     fake = _FakeTime()
-    monkeypatch.setattr(table_turns, "time", fake)
+    monkeypatch.setattr(timers, "time", fake)
     engine = _engine(f"sqlite:///{tmp_path / 'takeover.sqlite3'}")
     rng = _random.Random(23)
     lateness: list[float] = []

@@ -402,11 +402,12 @@ def extract_pages(catalog: Catalog, paths: list[Path]) -> None:
             _add(catalog, text, path, line)
 
 
-def server_messages(source: str) -> list[tuple[str, int]]:
+def server_messages(source: str) -> list[tuple[str | tuple[str, str], int]]:
     """(template, line) of the server's messages in a module: the second argument of ``WebError(code,
     "…")``, ``error_body(code, "…")``, ``conn.error(code, "…")`` and ``BadInput("code", "…")`` when it
-    is a string literal (or a conditional expression of literals), and every ``N_("…")``."""
-    out: list[tuple[str, int]] = []
+    is a string literal (or a conditional expression of literals), and every ``N_("…")`` (a plural:
+    ``N_("singular", "plural")``, its template a pair)."""
+    out: list[tuple[str | tuple[str, str], int]] = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Call):
             continue
@@ -415,6 +416,9 @@ def server_messages(source: str) -> list[tuple[str, int]]:
         first = node.args[0] if node.args else None
         coded = (isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "Code") \
             or (isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "Code")
+        if name == "N_" and len(node.args) == 2 and all(_literals(a) for a in node.args):
+            out.append(((_literals(node.args[0])[0][0], _literals(node.args[1])[0][0]), node.lineno))  # a plural
+            continue
         if name == "N_":
             index = 0
         elif name == "BadInput" or (name in ERROR_CALLS and coded):

@@ -381,7 +381,7 @@ def test_each_game_is_played_to_the_end_by_tapping_on_a_phone(server: str, brows
 
 
 SIZES = [(390, 844, "it"), (360, 740, "en"), (844, 390, "en"), (740, 360, "it")]
-PAGES = ["/", "/leaderboard", "/players/{account}", "/login", "/signup",
+PAGES = ["/", "/leaderboard", "/players/{account}", "/login", "/signup", "/lab", "/my-tables",
          *[f"/rules/{g}" for g in GAMES], *[f"/learn/{g}" for g in GAMES], "/replay/{table}"]
 """The pages besides the tables; each is checked at two of :data:`SIZES` (one upright, one sideways, one in each
 language): the even ones at the first and third size, the odd ones at the second and the fourth."""

@@ -16,11 +16,20 @@ from typing import Any
 
 import pytest
 
+from ludoteca.registry import GAMES as ALL_GAMES
+from ludoteca.registry import game_class
+from tests.conftest import hint
+
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-GAMES = ["exactly", "tri", "tohm", "exagon"]
-SHOT_STEP = {"exactly": 4, "tri": 8, "tohm": 2, "exagon": 5}
-"""The step whose explanation is photographed (a scoring moment of each game)."""
+GAMES = [g for g in ALL_GAMES if game_class(g).guide() is not None]
+"""The games that ship a guided first game (``guide.json``)."""
+
+
+def shot_step(game: str) -> int:
+    """The step whose explanation is photographed (a scoring moment: the game's ``GUIDE_SHOT_STEP`` hint)."""
+    return int(hint(game, "GUIDE_SHOT_STEP", 1))
+
 MIN_TAP = 44
 MIN_TEXT = 14
 
@@ -100,8 +109,11 @@ def make(page: Any, game: str, action: dict[str, Any], offered: list[dict[str, A
             for _ in shown:  # the tile first appears turned the offered way: Rotate to the asked one
                 tap(page, "#controls #rotate")
             tap(page, "#controls #place")
-    else:  # pragma: no cover - a new game needs its taps here
-        raise AssertionError(f"no taps for {game}")
+    else:  # any other game: the taps its package's testing.py gives (``taps(action)``: CSS selectors, in order)
+        taps = hint(game, "taps", None)
+        assert taps is not None, f"{game}'s testing.py has no taps(action) for the browser tests"
+        for selector in taps(action):
+            tap(page, selector)
 
 
 def step_info(page: Any) -> dict[str, Any]:
@@ -126,7 +138,7 @@ def complete(page: Any, server: str, game: str, lang: str, artifacts: Path) -> i
         assert page.locator("#after").inner_text().strip()
         assert page.locator("#log li").count() >= 1  # the engine's events, announced like at a table
         check_layout(page)
-        if n == SHOT_STEP[game]:
+        if n == shot_step(game):
             page.locator("#after-box").scroll_into_view_if_needed()
             page.screenshot(path=str(artifacts / f"guide-{game}-{lang}.png"), full_page=True)
         page.locator("#next").click()
@@ -200,8 +212,8 @@ def test_the_guides_in_english_screenshots(server: str, browser: Any, artifacts:
     ctx, page, errors = phone(browser, "en")
     try:
         for game in GAMES:
-            page.goto(f"{server}/learn/{game}#{SHOT_STEP[game]}")
-            page.wait_for_function(f"() => window.ludotecaGuide.step?.step === {SHOT_STEP[game]}")
+            page.goto(f"{server}/learn/{game}#{shot_step(game)}")
+            page.wait_for_function(f"() => window.ludotecaGuide.step?.step === {shot_step(game)}")
             make(page, game, step_info(page)["moves"][0], step_info(page)["offered"])
             page.wait_for_selector("#after-box:not([hidden])")
             check_layout(page)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from ludoteca.core.game import Action, State
 from ludoteca.core.i18n import _
@@ -22,6 +22,9 @@ class Agent(ABC):
     """Chooses actions for whoever is to move in the positions it is given."""
 
     name: str = "agent"
+    plays_compiled: ClassVar[bool] = False
+    """True when :meth:`step` reads only ``legal_actions()`` and ``current_player()``, which a compiled
+    engine's position (``core.compiled.CompiledView``) answers alike: the lab then plays its games there."""
 
     def __init__(self, seed: int | None = None, **params: Any) -> None:
         if params:
@@ -49,6 +52,7 @@ class RandomAgent(Agent):
     """Uniform over the legal actions."""
 
     name = "random"
+    plays_compiled = True
 
     def step(self, state: State) -> Action:
         legal = state.legal_actions()

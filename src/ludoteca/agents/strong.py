@@ -8,12 +8,12 @@ game's name: a game plugs in by naming its compiled module (``Game.compiled_part
 seed)`` returns the action (docs/compiled.md).
 
 Hidden information: where the seat to move sees everything that matters (``state.worlds(seat)`` is
-None: TRI outside its battles' card choices) the compiled search reads nothing hidden and plays. Where
-something is hidden from it, the agent plays that move with the Python information-set ``mcts`` (the
-game's tuned settings: one tree per seat, worlds sampled from what the seat sees), unless the module
-declares ``SEARCHES_HIDDEN_INFORMATION = True`` (its ``search`` then handles such positions itself and
-reads nothing the seat cannot see). TRI's determinized compiled search was measured weaker than the
-information-set search at card choices (docs/strength.md), so TRI does not declare it.
+None) the compiled search reads nothing hidden and plays. Where something is hidden from it, the module
+searches it itself when it declares ``SEARCHES_HIDDEN_INFORMATION = True`` (its ``search`` then reads
+nothing the seat cannot see: TRI's card choices go to its information-set MCTS in C, one tree per seat
+over the seat's worlds, docs/compiled.md); a module that does not declare it leaves those moves to the
+Python information-set ``mcts`` (the game's tuned settings: one tree per seat, worlds sampled from what
+the seat sees).
 
 Parameters (spec ``strong:key=value:...``): ``iterations``, ``c`` (the UCT constant), ``cap`` (rollout
 length in actions, chance included; 0 = evaluate the leaf at once). Unset ones take the game's
@@ -126,8 +126,9 @@ class StrongAgent(Agent):
         return str(module.unsupported(game) or "")
 
     def engine(self, game: Game) -> dict[str, Any]:
-        """What plays ``game``: ``{"engine": "compiled"}``, with ``"hidden": "python ismcts"`` when the
-        seat's hidden choices go to the Python information-set search, or ``{"engine": "python mcts",
+        """What plays ``game``: ``{"engine": "compiled"}`` (hidden choices included when the module
+        declares ``SEARCHES_HIDDEN_INFORMATION``), with ``"hidden": "python ismcts"`` when the seat's
+        hidden choices go to the Python information-set search, or ``{"engine": "python mcts",
         "reason": …}`` for the fallback (the lab records it in run.json and its report)."""
         reason = self.unavailable(game)
         if reason:

@@ -4,8 +4,8 @@
 played and of the best move found, the loss and a label; for every chance outcome, its luck for each
 seat; a summary per seat and the three moments that decided the game. The figures are exact where
 the game is solved (its ``solve`` part), else a search's estimates from what the seat to move could
-see. This package sits beside the web, the terminal and the lab: it imports agents, games and core,
-and only commands import it.
+see. This package sits below the web, the terminal and the lab (they show its figures): it imports
+agents, games and core.
 """
 
 from ludoteca.analysis.evaluators import Evaluator, ExactEvaluator, SearchEvaluator, evaluator_for

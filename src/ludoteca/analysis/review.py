@@ -70,11 +70,14 @@ class Analysis:
     moments: list[str] = field(default_factory=list)
     returns: list[float] | None = None
     iterations: int | None = None  # the search's simulations per position (None: exact)
+    players: int = 0
+    start: list[float] | None = None  # each seat's expected result before the first step
 
     def to_json(self) -> dict[str, Any]:
         return {"format": "ludoteca-analysis", "version": 1, "game": self.game, "evaluator": self.evaluator,
                 "iterations": self.iterations, "returns": self.returns, "summary": self.summary,
-                "moments": self.moments,
+                "moments": self.moments, "players": self.players, "start": self.start,
+                "decisive": [s.step for s in decisive(self, self.players)] if self.players else [],
                 "steps": [{k: v for k, v in asdict(s).items() if v is not None} for s in self.steps]}
 
 
@@ -180,9 +183,12 @@ def analyse(record: Record, evaluator: Evaluator | None = None, progress: Progre
     """Analyse every step of ``record`` (see the module's documentation)."""
     game = record.load_game()
     ev = evaluator or evaluator_for(game, iterations=iterations, seed=seed)
-    out = Analysis(game=game.name, evaluator=ev.kind, iterations=getattr(ev, "iterations", None))
+    out = Analysis(game=game.name, evaluator=ev.kind, iterations=getattr(ev, "iterations", None),
+                   players=game.num_players)
     pairs = list(record.states())
     total = len(pairs) - 1
+    first = pairs[0][0]
+    out.start = expected(ev.for_chance() if first.is_chance_node() else ev, first)
     last_seat = 0
     for step, (state, data) in enumerate(pairs):
         if data is None:
@@ -235,12 +241,20 @@ def summary(steps: Sequence[Step], players: int) -> list[dict[str, Any]]:
     return rows
 
 
-def moments(analysis: Analysis, players: int, count: int = 3) -> list[str]:
-    """The ``count`` steps that moved the winner's expected result the most, in words."""
+def winner_of(analysis: Analysis, players: int) -> int | None:
+    """The seat of the best result at the end (the first of them when shared); None without steps."""
     if not analysis.steps:
-        return []
+        return None
     ret = analysis.returns or analysis.steps[-1].values
-    winner = max(range(players), key=lambda p: ret[p])
+    return max(range(players), key=lambda p: ret[p])
+
+
+def decisive(analysis: Analysis, players: int, count: int = 3) -> list[Step]:
+    """The ``count`` steps that moved the winner's expected result the most (in order of play): the
+    costly moves (their loss) and the rolls of largest luck for the winner."""
+    winner = winner_of(analysis, players)
+    if winner is None:
+        return []
     swings: list[tuple[float, Step]] = []
     for s in analysis.steps:
         if s.kind == "chance" and s.luck is not None:
@@ -248,8 +262,16 @@ def moments(analysis: Analysis, players: int, count: int = 3) -> list[str]:
         elif s.kind == "decision" and s.loss:
             swings.append((s.loss, s))
     swings.sort(key=lambda x: (-x[0], x[1].step))
+    return sorted((s for _size, s in swings[:count]), key=lambda s: s.step)
+
+
+def moments(analysis: Analysis, players: int, count: int = 3) -> list[str]:
+    """The ``count`` steps that moved the winner's expected result the most, in words."""
+    winner = winner_of(analysis, players)
+    if winner is None:
+        return []
     texts = []
-    for _size, s in sorted(swings[:count], key=lambda x: x[1].step):
+    for s in decisive(analysis, players, count):
         who = seat_name(s.seat)
         if s.kind == "chance":
             assert s.luck is not None

@@ -86,6 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("measure every decision (branching, decision factor, drama) in every K-th "
                              "game (default 8; 1: every game, a little slower; 0: none)"))
     parser.add_argument("--no-report", action="store_true", help=_("skip report.html (no matplotlib needed)"))
+    parser.add_argument("--luck", type=int, default=0, metavar="N",
+                        help=_("also measure the luck share: N games of each variant played again, the luck of "
+                               "every chance event measured (slow: seconds a game; docs/lab.md)"))
     parser.add_argument("--estimate", action="store_true",
                         help=_("only estimate how long the run takes: play and time a few games, play no more"))
     parser.add_argument("--csv", metavar="FILE", default=None,
@@ -167,6 +170,10 @@ def run(args: argparse.Namespace) -> int:
             count=dec(outcome.resumed, 0, group=True), out=args.out))
     summary = summarise(spec, outcome.rows, games)
     summary["provenance"] = outcome.extra.get("provenance")
+    if args.luck > 0:
+        from ludoteca.lab.luck import measure
+
+        summary["luck"] = measure(spec, min(args.luck, games), progress=not args.no_progress, console=err)
     out = Path(args.out)
     write_summary(summary, out / "summary.json")
     if args.csv:
@@ -178,6 +185,10 @@ def run(args: argparse.Namespace) -> int:
         command = "ludoteca " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if from_shell else None
         write_html(summary, outcome.rows, out / "report.html", command)
     print_tables(summary, console)
+    if summary.get("luck"):
+        from ludoteca.lab.luck import print_luck
+
+        print_luck(summary, console)
     console.print(_("Report: {report}  summary: {summary}  rows: {rows}").format(
         report=out / "report.html" if not args.no_report else _("(skipped)"), summary=out / "summary.json",
         rows=out / "games.jsonl"))

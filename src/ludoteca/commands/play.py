@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                "its level)"))
     parser.add_argument("--load", metavar="FILE", help=_("continue a game saved with 'save FILE'"))
     parser.add_argument("--hint-agent", default="heuristic", help=_("the agent that answers 'hint'"))
+    parser.add_argument("--coach", action="store_true",
+                        help=_("after each of your moves, its loss of win chance against the best move, and the "
+                               "better move"))
     add_lang_argument(parser, "game's messages")
 
 
@@ -110,4 +113,9 @@ def run(args: argparse.Namespace) -> int:
             session = Session(game, seats, seed, names)
     except (RecordError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    return TerminalPlay(session, hint_agent=args.hint_agent).run()
+    coach = None
+    if args.coach:
+        from ludoteca.play.coach import Coach
+
+        coach = Coach(session.game, seed=session.seed)
+    return TerminalPlay(session, hint_agent=args.hint_agent, coach=coach).run()

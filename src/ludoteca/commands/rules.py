@@ -27,12 +27,12 @@ TEXTS = {
     "en": {"players": "Players: {low} to {high}.", "options": "Options:",
            "typed": "to choose: --option {name}={values}", "seconds": "SECONDS", "file": "FILE.json",
            "source": "The rules as ludoteca implements them, with every decision the rulebook leaves open: "
-                     "docs/rules/{name}.md in ludoteca's source.",
+                     "{notes} in ludoteca's source.",
            "try": "Try it: ludoteca play {name}   (or: ludoteca random {name} --players 2)"},
     "it": {"players": "Giocatori: da {low} a {high}.", "options": "Opzioni:",
            "typed": "per sceglierla: --option {name}={values}", "seconds": "SECONDI", "file": "FILE.json",
            "source": "Le regole come ludoteca le applica, con ogni decisione che il regolamento lascia aperta "
-                     "(in inglese): docs/rules/{name}.md nel sorgente di ludoteca.",
+                     "(in inglese): {notes} nel sorgente di ludoteca.",
            "try": "Provalo: ludoteca play {name}   (oppure: ludoteca random {name} --players 2)"},
 }
 
@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     for line in option_lines(cls, lang):
         print(line)
     print()
-    print(t["source"].format(name=cls.name))
+    if cls.rules_notes:
+        print(t["source"].format(notes=cls.rules_notes))
     print(t["try"].format(name=cls.name))
     return 0
 

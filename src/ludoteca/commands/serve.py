@@ -49,6 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("seconds an AI seat waits before moving, so people can follow (default 0.6)"))
     parser.add_argument("--ai-workers", type=int, default=1,
                         help=_("processes computing heuristic/MCTS moves (default 1)"))
+    parser.add_argument("--analysis", choices=["all", "request", "off"], default="request",
+                        help=_("which finished games are analysed move by move (skill and luck, on the replay page): "
+                               "all, those a visitor asks for (request, the default) or none (off)"))
+    parser.add_argument("--analysis-workers", type=int, default=1, metavar="N",
+                        help=_("processes analysing finished games, at the lowest CPU priority (default 1)"))
     parser.add_argument("--allowed-origin", action="append", default=[], metavar="URL",
                         help=_("another origin whose pages may use this server (websockets, creating tables, "
                                "joining), e.g. https://games.example.org; repeatable. The server's own address "
@@ -86,6 +91,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                "closed (default 10)"))
     parser.add_argument("--keep-alive", type=int, default=5, metavar="SECONDS",
                         help=_("seconds an idle HTTP connection is kept open (default 5)"))
+    parser.add_argument("--lab", action="store_true",
+                        help=_("open the lab in the browser (/lab): logged-in accounts queue runs and balance "
+                               "searches, played apart from live play at the lowest CPU priority (docs/lab.md)"))
+    parser.add_argument("--lab-ray", metavar="ADDRESS", default=None,
+                        help=_("with --lab: play the lab's runs on the Ray cluster at ADDRESS instead of this machine"))
+    parser.add_argument("--lab-jobs", type=int, default=1, metavar="N",
+                        help=_("with --lab: processes playing a lab run on this machine (default 1)"))
+    parser.add_argument("--smtp", metavar="URL", default=None,
+                        help=_("send the players' e-mail notices through this SMTP server: "
+                               "smtp://user:password@host:port (STARTTLS when offered) or smtps://…; "
+                               "without it the server sends no e-mail"))
+    parser.add_argument("--public-url", metavar="URL", default=None,
+                        help=_("the address players reach the server at, for the links of e-mails and "
+                               "pushes, such as https://games.example.org"))
+    parser.add_argument("--webhook-private", action="store_true",
+                        help=_("let webhooks call addresses of private networks (a club's own server)"))
     add_lang_argument(parser, "command's messages (the web pages follow each browser's language)")
 
 
@@ -190,6 +211,8 @@ def _open(args: argparse.Namespace) -> tuple[socket.socket, Any, dict[str, Any]]
         raise UsageError(_("--port must be 0 to 65535, not {port}").format(port=args.port))
     if args.ai_delay < 0 or args.ai_workers < 1:
         raise UsageError(_("--ai-delay must be >= 0 and --ai-workers >= 1"))
+    if not 1 <= args.analysis_workers <= 64:
+        raise UsageError(_("--analysis-workers must be 1 to 64, not {n}").format(n=args.analysis_workers))
     limits = _limits(args)
     if args.rematch_hold < 0 or args.stall_after < 0:
         raise UsageError(_("--rematch-hold and --stall-after are seconds, 0 or more"))
@@ -207,6 +230,7 @@ def _open(args: argparse.Namespace) -> tuple[socket.socket, Any, dict[str, Any]]
         raise UsageError(_("--database takes a SQLAlchemy URL such as sqlite:///file.db, not {url}").format(
             url=repr(args.database)))
     _check_workers(args)
+    lab = _lab(args)
     bus_secret = _bus_secret(args)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -224,13 +248,29 @@ def _open(args: argparse.Namespace) -> tuple[socket.socket, Any, dict[str, Any]]
         "ai_workers": args.ai_workers, "allowed_origins": list(args.allowed_origin),
         "stats_token": args.stats_token, "rematch_hold": args.rematch_hold, "stall_after": args.stall_after,
         "limits": dataclasses.asdict(limits), "redis": args.redis, "drain": args.drain,
-        "bus_secret": bus_secret}
+        "bus_secret": bus_secret, "analysis": args.analysis, "analysis_processes": args.analysis_workers}
+    settings["lab"] = lab
+    settings["notices"] = _notices(args)
     try:
         app = build_app(settings)
     except Exception as exc:
         sock.close()
         raise UsageError(_("cannot open the database: {error}").format(error=exc)) from None
     return sock, app, settings
+
+
+def _notices(args: argparse.Namespace) -> dict[str, Any]:
+    """The notices' settings (web/notices/setup.py); UsageError for a bad --smtp or --public-url."""
+    from ludoteca.web.notices.mail import BadSmtpUrl, SmtpConfig
+
+    if args.smtp:
+        try:
+            SmtpConfig.parse(args.smtp)
+        except BadSmtpUrl as exc:
+            raise UsageError(f"--smtp: {exc}") from None
+    if args.public_url and not args.public_url.startswith(("http://", "https://")):
+        raise UsageError(_("--public-url is an address such as https://games.example.org"))
+    return {"smtp": args.smtp, "public_url": args.public_url, "webhook_private": args.webhook_private}
 
 
 def _prepare_schema(settings: dict[str, Any]) -> None:
@@ -325,3 +365,19 @@ def _safe_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:
         return url.split("@")[-1]
+
+
+def _lab(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The lab's settings (web/labs/settings.py) from ``--lab``, ``--lab-ray``, ``--lab-jobs``; None: off."""
+    if not args.lab:
+        if args.lab_ray is not None or args.lab_jobs != 1:
+            raise UsageError(_("--lab-ray and --lab-jobs are for --lab"))
+        return None
+    if not 1 <= args.lab_jobs <= 64:
+        raise UsageError(_("--lab-jobs must be 1 to 64, not {n}").format(n=args.lab_jobs))
+    if args.lab_ray is not None:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise UsageError(_("--lab-ray needs Ray: pip install 'ludoteca[ray]'")) from None
+    return {"folder": os.path.join(args.data_dir, "lab"), "ray": args.lab_ray, "jobs": args.lab_jobs}

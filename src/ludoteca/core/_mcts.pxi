@@ -2,8 +2,8 @@
 # ``ludoteca.agents.mcts`` for perfect-information games, on a game's compiled engine.
 #
 # A game's ``_compiled.pyx`` includes it *after* its rules (``include "../../core/_mcts.pxi"``) and
-# after ``include "../../core/_rng.pxi"``; it uses only the C-level interface every compiled engine
-# defines (docs/compiled.md):
+# after ``from ludoteca.core._rng cimport _next, _below`` (core/_rng.pxd); it uses only the C-level
+# interface every compiled engine defines (docs/compiled.md):
 #
 #     MAX_ACTIONS, Gm, St, _player, _legal, _chance, _apply, _returns, _random_action
 #     (optional) _value, passed to _search as a function pointer (NULL: even shares at a cut-off)
@@ -22,7 +22,7 @@
 # * rollouts are uniformly random (``_random_action``) for at most ``cap`` actions (chance
 #   included); a rollout cut short is scored by ``_value`` (even shares without one);
 # * the search runs ``iterations`` simulations and plays the most visited action (ties: the better
-#   mean, then the smaller id). One seed fixes the whole search (SplitMix64, core/_rng.pxi).
+#   mean, then the smaller id). One seed fixes the whole search (SplitMix64, core/_rng.pxd).
 #
 # Nodes live in one C array (a pool grown with realloc, indices instead of pointers), freed when
 # the search ends; no Python object is touched inside the loop (it runs without the GIL).

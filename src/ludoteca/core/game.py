@@ -101,6 +101,10 @@ class Game(ABC):
     """The figures :meth:`State.counters` reports, for the balance lab."""
     agent_defaults: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     """Tuning defaults per agent kind, e.g. ``{"mcts": {"iterations": 400, "c": 0.4}}``."""
+    rules_notes: ClassVar[str | None] = None
+    """Where the rules as ludoteca implements them are written with every decision the rulebook leaves
+    open, as a path in ludoteca's source (e.g. ``"docs/rules/tri.md"``), or None: ``ludoteca rules``
+    points to it. A new game needs none (its ``rules/<lang>.md`` pages are the rules)."""
     compiled_part: ClassVar[str | None] = None
     """The module of the game's package holding its compiled engine (e.g. ``"compiled"``), or None:
     see :meth:`compiled` and docs/compiled.md."""

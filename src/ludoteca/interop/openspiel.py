@@ -63,7 +63,9 @@ change it) and ``position(seat=None)`` (the observation JSON), and
 
 from __future__ import annotations
 
+import copy
 import json
+import operator
 import random
 from collections.abc import Callable, Mapping
 from types import ModuleType
@@ -78,6 +80,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "install them with: pip install 'ludoteca[openspiel]'"
     ) from exc
 
+from ludoteca.core.compiled import CompiledView, compiled_copy
 from ludoteca.core.constants import CHANCE
 from ludoteca.core.game import Game, State
 from ludoteca.core.options import Option
@@ -184,17 +187,28 @@ def _sees_everything(state: State) -> bool:
 class _Position:
     """Holds the engine state and the history; cheap to deep-copy (OpenSpiel's clone).
 
+    A game without hidden information plays on its compiled engine when it is built and plays
+    the game's options (``core.compiled.compiled_copy``: the same actions, outcomes and returns);
+    ``play`` is what answers the hot questions (the compiled copy's ``CState``, else the Python
+    state: the same method names and answers) and
+    :attr:`state` the Python state, rebuilt from the compiled one when asked (observations,
+    strings, rendering).
+
     Who saw each action comes from the game: the event of the action (``to``: the seats that
     may see it, None for everyone). Secrets pending are revealed by an action with a public
     event besides its own after which no seat has anything hidden any more
     (``state.worlds(seat)`` is None for every seat)."""
 
-    __slots__ = ("cache", "hidden", "log", "origin", "secrets", "state")
+    __slots__ = ("_state", "cache", "fast", "game", "hidden", "log", "moves", "origin", "play", "secrets")
 
     def __init__(self, state: State, origin: dict[str, Any] | None = None) -> None:
-        self.state = state
+        self.game = state.game
         self.origin = origin
         self.hidden = state.game.has_hidden_information()
+        self.fast: CompiledView[Any, Any] | None = None if self.hidden else compiled_copy(state)
+        self._state: State | None = state
+        self.play: Any = self.fast._c if self.fast is not None else state
+        self.moves = 0
         # a linked list, newest first: (parent, action, seats that saw it or None, revealed actions or None)
         self.log: tuple | None = None
         # the secret actions since the last reveal, oldest first
@@ -202,9 +216,27 @@ class _Position:
         # info-state text per seat, with the log node it describes
         self.cache: dict[int | None, tuple[tuple | None, str]] = {}
 
+    @property
+    def state(self) -> State:
+        """The Python state of this position (rebuilt from the compiled copy after it moved)."""
+        state = self._state
+        if state is None:
+            assert self.fast is not None
+            state = self._state = self.fast.to_state()
+        return state
+
     def apply(self, action: int) -> None:
+        action = operator.index(action)  # an int (numpy's too); TypeError for anything else
+        if self.fast is not None:  # no hidden information: every action is public
+            if not self.play.play(action):
+                self.fast.apply_action(action)  # raises IllegalActionError, saying why
+            self._state = None
+            self.log = (self.log, action, None, None)
+            self.moves += 1
+            return
         state = self.state
         events = state.apply_action(action)
+        self.moves += 1
         seen = events[0].to
         revealed = None
         if self.hidden and (self.secrets or seen is not None):
@@ -273,7 +305,11 @@ class _Position:
 
     def __deepcopy__(self, memo: dict) -> _Position:
         copy = _Position.__new__(_Position)
-        copy.state = self.state.clone()
+        copy.game = self.game
+        copy.fast = None if self.fast is None else self.fast.clone()
+        copy._state = None if self._state is None or copy.fast is not None else self._state.clone()
+        copy.play = copy.fast._c if copy.fast is not None else copy._state
+        copy.moves = self.moves
         copy.origin = self.origin
         copy.hidden = self.hidden
         copy.secrets = self.secrets
@@ -282,7 +318,7 @@ class _Position:
         return copy
 
     def __reduce__(self) -> tuple:
-        game = self.state.game
+        game = self.game
         return (_restore_position, (game.name, game.record_options(), self.origin, self.actions()))
 
 
@@ -342,7 +378,13 @@ class LudotecaObserver:
 # --- game and state -----------------------------------------------------------------------
 
 class LudotecaState(pyspiel.State):
-    """An OpenSpiel state wrapping a ludoteca state (``ludoteca_state``)."""
+    """An OpenSpiel state wrapping a ludoteca state (``ludoteca_state``).
+
+    Called from Python, the playing methods (``current_player``, ``is_chance_node``,
+    ``legal_actions``, ``chance_outcomes``, ``apply_action``, ``returns``, ``history``,
+    ``move_number``) answer here, without a round trip through OpenSpiel's C++ ``State`` (which
+    calls back into Python for each of them); OpenSpiel's C++ algorithms call the ``_``-hooks
+    below. Either way the history is the position's (``_Position``), so both agree."""
 
     def __init__(self, game: LudotecaGame, pos: _Position | None = None) -> None:
         super().__init__(game)
@@ -359,16 +401,44 @@ class LudotecaState(pyspiel.State):
 
     # OpenSpiel's Python-game hooks
     def current_player(self) -> int:
-        return self._pos.state.current_player()
+        return self._pos.play.current_player()  # type: ignore[no-any-return]
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self._pos.state.legal_actions()
+        return self._pos.play.legal_actions()  # type: ignore[no-any-return]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self._pos.state.chance_outcomes()
+        return self._pos.play.chance_outcomes()  # type: ignore[no-any-return]
 
     def _apply_action(self, action: int) -> None:
         self._pos.apply(int(action))
+
+    # the same from Python, without the round trip through C++ (same answers as pyspiel.State's)
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        play = self._pos.play
+        if player is not None and player != play.current_player():
+            return []
+        return play.legal_actions()  # type: ignore[no-any-return]
+
+    def is_chance_node(self) -> bool:
+        return self._pos.play.is_chance_node()  # type: ignore[no-any-return]
+
+    def is_player_node(self) -> bool:
+        return self._pos.play.current_player() >= 0  # type: ignore[no-any-return]
+
+    def apply_action(self, action: int) -> None:
+        self._pos.apply(int(action))
+
+    def history(self) -> list[int]:
+        return self._pos.actions()
+
+    def history_str(self) -> str:
+        return ", ".join(map(str, self._pos.actions()))
+
+    def move_number(self) -> int:
+        return self._pos.moves
+
+    def is_initial_state(self) -> bool:
+        return self._pos.moves == 0
 
     def _action_to_string(self, player: int, action: int) -> str:
         state = self._pos.state
@@ -381,10 +451,10 @@ class LudotecaState(pyspiel.State):
         return f"{who}:{action}"
 
     def is_terminal(self) -> bool:
-        return self._pos.state.is_terminal()
+        return self._pos.play.is_terminal()  # type: ignore[no-any-return]
 
     def returns(self) -> list[float]:
-        return [float(x) for x in self._pos.state.returns()]
+        return [float(x) for x in self._pos.play.returns()]
 
     def __str__(self) -> str:
         return self._pos.state.render()
@@ -432,6 +502,7 @@ class LudotecaGame(pyspiel.Game):
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         name = self.GAME_NAME
+        self._params = dict(params or {})
         self.ludoteca_game: Game = load_game(name, **options_from_params(name, params))
         g = self.ludoteca_game
         info = pyspiel.GameInfo(
@@ -452,6 +523,7 @@ class LudotecaGame(pyspiel.Game):
                 full[key] = to_text(g)
         super().__init__(_game_type(cls, g.has_hidden_information()), info, full)
         self._encoder: Encoder | None = None
+        self._start: _Position | None = None
 
     @property
     def encoder(self) -> Encoder:
@@ -461,8 +533,10 @@ class LudotecaGame(pyspiel.Game):
 
     def new_initial_state(self, position: Any = None) -> LudotecaState:
         """The start of a game, or (given its canonical JSON, a dict or text) any position."""
-        if position is None:
-            return LudotecaState(self)
+        if position is None:  # a copy of the first position (OpenSpiel's clone starts with one too)
+            if self._start is None:
+                self._start = _Position(self.ludoteca_game.new_initial_state())
+            return LudotecaState(self, copy.deepcopy(self._start))
         if isinstance(position, str):
             position = json.loads(position)
         data = dict(position)
@@ -470,6 +544,14 @@ class LudotecaGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> LudotecaObserver:
         return LudotecaObserver(self, iig_obs_type, params)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its name and parameters, loaded again (spawn-based multiprocessing, Ray)."""
+        return (_load_pickled, (self.GAME_NAME, self._params))
+
+
+def _load_pickled(name: str, params: dict[str, Any]) -> LudotecaGame:
+    return load(name, **params)
 
 
 def _game_type(cls: type[Game], hidden: bool) -> pyspiel.GameType:
@@ -509,8 +591,9 @@ def register() -> list[str]:
         if name not in GAME_TYPES:
             cls = game_class(name)
             GAME_TYPES[name] = _game_type(cls, cls.hidden_information)
-            GAME_CLASSES[name] = type(f"Ludoteca{cls.__name__}", (LudotecaGame,),
-                                      {"GAME_NAME": name, "__module__": __name__})
+            title = f"Ludoteca{cls.__name__}"
+            GAME_CLASSES[name] = globals()[title] = type(title, (LudotecaGame,),
+                                                         {"GAME_NAME": name, "__module__": __name__})
         if short not in registered:
             pyspiel.register_game(GAME_TYPES[name], GAME_CLASSES[name])
         names.append(short)

@@ -37,6 +37,9 @@ no clock (``clock=None``).
 * Rewards: 0 until the end, then the engine's returns (winners share 1). The ``turn_limit``
   end is a rule of the game (the leaders share the win): it is a termination, not a
   truncation.
+* A game without hidden information plays on its compiled engine when it is built and plays the
+  game's options (``ludoteca.core.compiled.compiled_copy``: the same actions, chance outcomes and
+  returns, so the same games for a seed); ``LUDOTECA_ENGINE=python`` asks for the Python engine.
 * ``env.game_state`` is the engine's state (read it, don't change it); ``env.state()`` the
   global state for centralized critics: the full position (TRI: with the secrets) encoded.
 * Rendering: ``"ansi"`` returns ``state.render()``, ``"human"`` prints it, ``"rgb_array"``
@@ -64,7 +67,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "install them with: pip install 'ludoteca[pettingzoo]'"
     ) from exc
 
-from ludoteca.core.chance import sample_chance
+from ludoteca.core.chance import sample_outcome
+from ludoteca.core.compiled import CompiledView, compiled_copy
 from ludoteca.core.game import Game, State
 from ludoteca.interop.encoding import make_encoder
 from ludoteca.registry import GAMES, game_class, load_game
@@ -113,8 +117,34 @@ class LudotecaAECEnv(AECEnv, EzPickle):
         self._num_actions = num_actions
         self._rng = random.Random()
         self._positions: dict[int, dict[str, Any]] = {}
-        self.game_state: State = self.game.new_initial_state()
+        self._fast: CompiledView[Any, Any] | None = None
+        self._state: State | None = None
+        self._play: Any = None
+        self._start()
         self.agents: list[str] = []
+
+    # --- the engine ----------------------------------------------------------------------
+    def _start(self) -> None:
+        """A new game, on the compiled engine when it can play it (no hidden information)."""
+        state = self.game.new_initial_state()
+        self._fast = None if self.private else compiled_copy(state)
+        self._state = state
+        self._play = state if self._fast is None else self._fast._c  # same method names and answers
+
+    @property
+    def game_state(self) -> State:
+        """The engine's state (a Python state, rebuilt from the compiled one after it moved)."""
+        if self._state is None:
+            assert self._fast is not None
+            self._state = self._fast.to_state()
+        return self._state
+
+    def _apply(self, action: int) -> None:
+        if self._fast is not None:
+            self._fast.apply_action(action)
+            self._state = None
+        else:
+            self.game_state.apply_action(action)
 
     # --- spaces --------------------------------------------------------------------------
     def state(self) -> np.ndarray:
@@ -130,12 +160,12 @@ class LudotecaAECEnv(AECEnv, EzPickle):
 
     # --- the game ------------------------------------------------------------------------
     def _resolve_chance(self) -> None:
-        state, rng = self.game_state, self._rng
-        while state.is_chance_node():
-            state.apply_action(sample_chance(state, rng))
+        play, rng = self._play, self._rng
+        while play.is_chance_node():
+            self._apply(sample_outcome(play.chance_outcomes(), rng))
 
     def _after_move(self) -> None:
-        state = self.game_state
+        state = self._play
         if state.is_terminal():
             returns = state.returns()
             for agent in self.agents:
@@ -154,7 +184,7 @@ class LudotecaAECEnv(AECEnv, EzPickle):
         return position
 
     def _update_infos(self) -> None:
-        state = self.game_state
+        state = self._play
         self._positions.clear()
         mover = None if state.is_terminal() else state.current_player()
         for agent in self.agents:
@@ -169,7 +199,7 @@ class LudotecaAECEnv(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._rng = random.Random(seed)
-        self.game_state = self.game.new_initial_state()
+        self._start()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -189,10 +219,10 @@ class LudotecaAECEnv(AECEnv, EzPickle):
             return
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.game_state.apply_action(int(action))
+        self._apply(int(action))
         self._resolve_chance()
         self._after_move()
-        if self.game_state.is_terminal():
+        if self._play.is_terminal():
             # every agent then steps once with None; the last mover goes first
             self.agent_selection = agent
         self._accumulate_rewards()
@@ -201,7 +231,7 @@ class LudotecaAECEnv(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]
-        state = self.game_state
+        state = self._play
         obs = self.encoder.encode(self._position(seat), seat)
         mask = np.zeros(self._num_actions, dtype=np.int8)
         if not state.is_terminal() and state.current_player() == seat:

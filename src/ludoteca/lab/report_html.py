@@ -15,6 +15,7 @@ from typing import Any
 
 from ludoteca.core.i18n import N_, _
 from ludoteca.lab import report
+from ludoteca.lab.luck import section as luck_section
 from ludoteca.lab.metrics import DEFINITIONS
 from ludoteca.lab.plots import figure_plot, hist_plot, rate_plot
 from ludoteca.lab.provenance import summary as summary_of
@@ -334,6 +335,7 @@ def context(summary: dict[str, Any], rows: Sequence[Row], command: str | None = 
         "seat_plot": (None if all(v["first_player"]["first_is_seat0"] for v in variants)
                       else _plot(_("win rate by seat"), rate_plot(summary, "seats", "seat"))),
         "agents": _agents(summary),
+        "luck": luck_section(summary),  # issue 26: the luck share (lab/luck.py)
         "length": _length(summary, keys, rows_by_variant),
         "shared": _shared(summary, keys),
         "figures": _figures(summary, keys, title),

@@ -31,10 +31,11 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ludoteca.agents.base import make_agent
 from ludoteca.core.chance import sample_outcome
+from ludoteca.core.compiled import compiled_copy
 from ludoteca.core.constants import TERMINAL
 from ludoteca.core.game import Game, State
 from ludoteca.core.i18n import _
@@ -247,7 +248,12 @@ def play_game(spec: RunSpec, v: int, i: int) -> Row:
     if detail:
         more, ks, hist_turns, hist_scores = _play_detailed(state, steps, rng, probe)
     else:
-        more = _play_lean(state, steps, rng)
+        fast = compiled_copy(state) if all(a.plays_compiled for a in agents) else None
+        if fast is None:
+            more = _play_lean(state, steps, rng)
+        else:  # the same game on the compiled engine (same actions, outcomes and draws), read back after
+            more = _play_lean(cast(State, fast._c), steps, rng)  # its CState: the same method names
+            state = fast.to_state()
     chance += more
 
     returns = [float(r) for r in state.returns()]

@@ -16,6 +16,7 @@ from ludoteca.core.events import END, Event
 from ludoteca.core.game import Action
 from ludoteca.core.i18n import N_, _
 from ludoteca.play.boards import board, seat, shown
+from ludoteca.play.coach import Coach
 from ludoteca.play.session import Session
 from ludoteca.play.texts import SKIPPED, event_text, secret_label
 
@@ -44,8 +45,10 @@ class TerminalPlay:
 
     def __init__(self, session: Session, console: Console | None = None, stdin: TextIO | None = None,
                  hint_agent: str = "heuristic", ai_delay: float = 0.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, coach: Coach | None = None) -> None:
         self.session = session
+        self.coach = coach
+        """``--coach``: each of a human's moves judged against the best one (coach.py)."""
         self.console = console or Console(highlight=False)
         self.stdin = stdin or sys.stdin
         self.hint_agent = hint_agent
@@ -410,6 +413,7 @@ class TerminalPlay:
     def play(self, chosen: Action) -> str:
         """Apply a human's move, then say it (so the player sees what was played) and what it led to."""
         s = self.session
+        before = s.state.clone() if self.coach is not None else None
         try:
             revealed = s.apply(chosen, elapsed=self.elapsed())
         except IllegalActionError as exc:
@@ -419,6 +423,13 @@ class TerminalPlay:
         self.announce(i)
         self.reveal(revealed)
         self.consequences(i)
+        if self.coach is not None and before is not None:
+            verdict = self.coach.judge(before, chosen)
+            if verdict is not None:
+                say = getattr(self.module, "action_text", None)  # the better move, said where it was possible
+                line = self.coach.says(verdict, lambda a: (say(before, a, s.names) if say else None)
+                                       or before.action_to_string(a))
+                self.console.print(Text(line, style="cyan"))
         return "moved"
 
     def parse_move(self, line: str, legal: list[Action]) -> Action | str | None:

@@ -46,9 +46,10 @@ from __future__ import annotations
 import gc
 import importlib.resources
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
@@ -61,17 +62,23 @@ from ludoteca.web import languages, metrics
 from ludoteca.web.accounts import accounts, moderation
 from ludoteca.web.accounts.profiles import router as profiles_router
 from ludoteca.web.accounts.sessions import CsrfMiddleware
+from ludoteca.web.analysis import routes as analysis_routes
+from ludoteca.web.analysis.service import DEFAULT_MODE as ANALYSIS_DEFAULT
+from ludoteca.web.analysis.setup import for_lobby as analysis_for
 from ludoteca.web.errors import Code, WebError, error_body
 from ludoteca.web.hub import health, sockets
 from ludoteca.web.hub.bus import new_worker_id
 from ludoteca.web.hub.cluster import Cluster
 from ludoteca.web.hub.sockets import MAX_MESSAGE
+from ludoteca.web.labs import setup as labs
 from ludoteca.web.limits import ClientBuckets, ServerLimits, valid_table_id
-from ludoteca.web.lobby import guide, lobby, rules
+from ludoteca.web.lobby import guide, lobby, my_tables, rules
 from ludoteca.web.lobby.lobby import REMATCH_HOLD, Lobby, lobby_of
 from ludoteca.web.lobby.notfound import TABLE as TABLE_NOT_FOUND
 from ludoteca.web.lobby.notfound import not_found, unknown_address
 from ludoteca.web.master.tables import STALL_AFTER
+from ludoteca.web.notices import routes as notices_routes
+from ludoteca.web.notices import setup as notices_setup
 from ludoteca.web.repository.store import Repository, database_url
 from ludoteca.web.security import SecurityMiddleware
 
@@ -185,6 +192,10 @@ def create_app(
     redis_url: str | None = None,
     worker_id: str | None = None,
     bus_secret: str | None = None,
+    analysis: str = ANALYSIS_DEFAULT,
+    analysis_processes: int = 1,
+    lab: Mapping[str, Any] | None = None,
+    notices: Mapping[str, Any] | None = None,
 ) -> FastAPI:
     """The application. ``database`` is a SQLAlchemy URL; default a SQLite file in ``data_dir``.
 
@@ -197,7 +208,12 @@ def create_app(
     tables rebuilt at start-up (limits.py).
     ``redis_url``: this worker is one of several sharing the database (cluster.py: news through
     Redis, the tables' timers on the holder of each table's lease); ``worker_id``: its id;
-    ``bus_secret``: the secret the workers sign their bus messages with (bus.py; needed with Redis)."""
+    ``bus_secret``: the secret the workers sign their bus messages with (bus.py; needed with Redis).
+    ``analysis``: which finished tables are analysed — ``all``, ``request`` (asked on the replay
+    page) or ``off`` — in ``analysis_processes`` low-priority processes (web/analysis/).
+    ``lab``: the lab in the browser is on (web/labs/settings.py: ``folder``, ``ray``, ``jobs``, limits).
+    ``notices``: how players are told about their games (web/notices/setup.py: ``smtp``, ``public_url``,
+    ``webhook_private``)."""
     limits = limits or ServerLimits()
     url = database_url(data_dir, database)
 
@@ -207,10 +223,14 @@ def create_app(
                           max_spectators=limits.max_spectators, waiting_ttl=limits.waiting_ttl,
                           resume_limit=limits.resume_limit, rematch_hold=rematch_hold, stall_after=stall_after)
         app.state.lobby = the_lobby
+        app.state.analysis = analysis_for(the_lobby, app.state.worker_id, analysis, analysis_processes)
         if redis_url:
             the_lobby.cluster = app.state.cluster = Cluster(the_lobby, redis_url, app.state.worker_id,
                                                             bus_secret=bus_secret)
         await the_lobby.start()
+        app.state.analysis.start()
+        await labs.start(app)  # the lab's pool (web/labs/): only with ``lab`` (serve --lab)
+        await notices_setup.start(app, the_lobby, notices)  # web/notices/: mail, push, webhooks (issue 25)
         if freeze_gc:
             # Everything loaded so far (modules, the tables resumed) lives as long as the server:
             # keep it out of the collector's full passes, which otherwise stall the event loop
@@ -221,6 +241,9 @@ def create_app(
         try:
             yield
         finally:
+            await notices_setup.stop(app)
+            await labs.stop(app)
+            await app.state.analysis.stop()
             await the_lobby.stop()
 
     app = FastAPI(title="ludoteca", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -240,11 +263,15 @@ def create_app(
     app.include_router(pages)
     app.include_router(languages.router)
     app.include_router(lobby.router)
+    app.include_router(my_tables.router)  # /my-tables and its API, claiming a win (issue 25: turn-based)
     app.include_router(accounts.router)  # issue 14: /login, /signup, /api/me, /api/login… (optional accounts)
     app.include_router(sockets.router)
     app.include_router(guide.router)  # /learn/{game} and /api/guide (issue 12: the guided first game)
     app.include_router(moderation.router)  # /admin and /api/admin/…: the club's moderators
+    app.include_router(analysis_routes.router)  # /api/tables/{id}/analysis (issue 26: the replay's analysis)
+    app.include_router(notices_routes.router)  # /account, /api/notices…, /notices/unsubscribe (issue 25)
     app.include_router(profiles_router)  # /players/{name}, /leaderboard and their APIs (issue 14: ratings)
+    labs.install(app, lab, data_dir)  # /lab and /api/lab/… (issue 27: the lab in the browser; off without ``lab``)
     health.install(app)  # /healthz, /readyz, draining on SIGTERM (issue 13; `ludoteca serve` sets it up)
     metrics.install(app)  # /metrics for Prometheus: with the stats token, or to a moderator
     return app

@@ -202,6 +202,7 @@ class ExactlyGame(Game):
     agent_defaults = {"mcts": {"iterations": 1000, "cap": 10, "c": 0.4},
                       "strong": {"iterations": 3000, "cap": 10, "c": 0.4}}  # docs/strength.md: 3x mcts's budget in C
     compiled_part = "compiled"
+    rules_notes = "docs/rules/exactly.md"
     catalogue_order = 1
     OPTIONS = (
         Option("start_coin", "when each player takes a 5-cent coin: \"round\" (start of the game and of every "

@@ -86,7 +86,7 @@ cdef struct St:
     int c_cap
 
 
-include "../../core/_rng.pxi"
+from ludoteca.core._rng cimport _next, _below
 
 
 # --- the rules (mirror of ExactlyState) -------------------------------------------------------
@@ -394,17 +394,13 @@ cdef inline int _playout(const Gm* g, St* s, uint64_t* rng) noexcept nogil:
 
 
 include "../../core/_mcts.pxi"
+include "../../core/_cstate.pxi"
 
 
 # --- the Python face --------------------------------------------------------------------------
 
-cdef class CState:
+cdef class CState(_CStateBase):
     """An exactly position in C. Build it with :meth:`load` (the wrapper does: ``compiled.py``)."""
-
-    cdef Gm g
-    cdef St s
-    cdef public long long last_actions
-    cdef public tuple last_stats
 
     def __init__(self, int players, str start_coin, int turn_limit, int target=100, int win=3, int cap=150,
                  die=(1, 1, 1, 1, 1, 1)):
@@ -459,8 +455,6 @@ cdef class CState:
         self.s.ro_n = players
         self.s.ro_k = 0
         self.s.c_rounds = self.s.c_euros = self.s.c_question = self.s.c_cap = 0
-        self.last_actions = 0
-        self.last_stats = (0, 0, 0)
 
     def load(self, counts, euros, int to_move, int phase, int face, int turn, ro_seats, ro_rolls,
              counters=None):
@@ -527,29 +521,6 @@ cdef class CState:
         cdef int i
         return [self.s.totals[i] for i in range(self.g.piles)]
 
-    def copy(self):
-        cdef CState c = CState.__new__(CState)
-        c.g = self.g
-        c.s = self.s
-        c.last_actions = 0
-        c.last_stats = (0, 0, 0)
-        return c
-
-    def current_player(self):
-        return _player(&self.g, &self.s)
-
-    def is_terminal(self):
-        return self.s.phase == PH_OVER
-
-    def is_chance_node(self):
-        return self.s.phase == PH_ROLL or self.s.phase == PH_START
-
-    def legal_actions(self):
-        cdef int buf[MAX_ACTIONS]
-        cdef int k = _legal(&self.g, &self.s, buf)
-        cdef int i
-        return [buf[i] for i in range(k)]
-
     def chance_outcomes(self):
         cdef int k
         if self.s.phase == PH_ROLL or self.s.phase == PH_START:
@@ -565,76 +536,3 @@ cdef class CState:
             raise ValueError(f"{action} cannot be played here (the game is over, or not an outcome of a roll, "
                              "or not an action id of this game)")
         _apply(&self.g, &self.s, action)
-
-    def returns(self):
-        cdef double out[MAXN]
-        cdef int i
-        _returns(&self.g, &self.s, out)
-        return [out[i] for i in range(self.g.players)]
-
-    def value(self):
-        """heuristic.value of this position (the evaluation MCTS gives a cut-off rollout)."""
-        cdef double out[MAXN]
-        cdef int i
-        _value(&self.g, &self.s, out)
-        return [out[i] for i in range(self.g.players)]
-
-    def search(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True):
-        """The compiled MCTS (core/_mcts.pxi) from this decision position (unchanged): the action
-        it plays after ``iterations`` simulations with UCT constant ``c``, rollouts of at most
-        ``cap`` actions scored by :meth:`value` when cut short (``evaluate=False``: even shares),
-        seeded by ``seed``. ``last_stats`` is set to (simulations, nodes, rollout actions)."""
-        if _player(&self.g, &self.s) < 0:
-            raise ValueError("the search needs a position where a player is to move")
-        if iterations < 0 or cap < 0 or c < 0:
-            raise ValueError("iterations, cap and c must not be negative")
-        cdef long long stats[3]
-        cdef int action
-        cdef _ValueFn fn = NULL
-        if evaluate:
-            fn = _value
-        with nogil:
-            action = _search(&self.g, &self.s, self.g.players, iterations, c, cap, seed, fn, stats)
-        if action == _MCTS_NO_MEMORY:
-            raise MemoryError("the compiled search ran out of memory")
-        self.last_stats = (stats[0], stats[1], stats[2])
-        return action
-
-    def sample_action(self, unsigned long long seed):
-        """The action the playout loop would play here with this seed (tests: it is legal, and
-        uniform over the legal actions)."""
-        cdef uint64_t rng = seed
-        if self.s.phase == PH_OVER:
-            raise ValueError("the game is over")
-        return _random_action(&self.g, &self.s, &rng)
-
-    def playouts(self, long long n, unsigned long long seed):
-        """``n`` random playouts from this position (unchanged), seeded: their returns.
-        ``last_actions`` is set to the actions played in all."""
-        cdef uint64_t rng = seed
-        cdef St work
-        cdef long long j, total = 0
-        cdef double ret[MAXN]
-        cdef int i
-        out = []
-        for j in range(n):
-            work = self.s
-            with nogil:
-                total += _playout(&self.g, &work, &rng)
-                _returns(&self.g, &work, ret)
-            out.append([ret[i] for i in range(self.g.players)])
-        self.last_actions = total
-        return out
-
-    def playout_actions(self, long long n, unsigned long long seed):
-        """``n`` random playouts from this position (unchanged), returning only the number of
-        actions played (for benchmarks: no Python object per playout)."""
-        cdef uint64_t rng = seed
-        cdef St work
-        cdef long long j, total = 0
-        with nogil:
-            for j in range(n):
-                work = self.s
-                total += _playout(&self.g, &work, &rng)
-        self.last_actions = total
-        return total

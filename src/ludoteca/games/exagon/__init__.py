@@ -411,6 +411,7 @@ class ExagonGame(Game):
     agent_defaults = {"mcts": {"iterations": 300, "cap": 10, "rollout": "heuristic", "prune": 8, "c": 0.3},
                       "strong": {"iterations": 1000, "cap": 10, "c": 0.3}}  # docs/strength.md: "strong"
     compiled_part = "compiled"
+    rules_notes = "docs/rules/exagon.md"
     catalogue_order = 4
     OPTIONS = (
         Option("clock", "seconds of hourglass per turn; null for no clock", 60, _resolve_clock,

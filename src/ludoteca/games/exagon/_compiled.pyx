@@ -147,7 +147,7 @@ cdef struct St:
     int cnt[NCOUNTERS]
 
 
-include "../../core/_rng.pxi"
+from ludoteca.core._rng cimport _next, _below
 
 
 # --- the table (mirror of ExagonState._put / _cell_cands) ----------------------------------------
@@ -1018,6 +1018,7 @@ cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
 
 
 include "../../core/_mcts.pxi"
+include "../../core/_cstate.pxi"
 
 
 # --- the Python face --------------------------------------------------------------------------
@@ -1031,13 +1032,8 @@ def _difficulty(sides):
     return 0.6 * x - 0.5 * j - 0.03 * distinct
 
 
-cdef class CState:
+cdef class CState(_CStateBase):
     """An EXAGON position in C. Build it with :meth:`load` (the wrapper does: ``compiled.py``)."""
-
-    cdef Gm g
-    cdef St s
-    cdef public long long last_actions
-    cdef public tuple last_stats
 
     def __init__(self, sides, star, penalty, nummask, int players, hourglass, bint tournament, int turn_limit,
                  int radius, int tournament_games, bint lenient=False, carry_cap=None, int hand=0,
@@ -1111,8 +1107,6 @@ cdef class CState:
         for t in range(N):
             g.diff[t] = _difficulty(sides[t])
         _new_deal(&self.g, &self.s)
-        self.last_actions = 0
-        self.last_stats = (0, 0, 0)
 
     def load(self, int phase, owner, hands, aside, table, int dealt, int to_move, int turn, int placed, int bonus,
              int passes, time_left, carry, points, winners, int end, counts, int games=0):
@@ -1176,23 +1170,6 @@ cdef class CState:
                 [s.winners[i] for i in range(s.nwin)] if s.nwin else None, s.end,
                 tuple([s.cnt[i] for i in range(NCOUNTERS)]), s.games if self.g.tournament else None)
 
-    def copy(self):
-        cdef CState c = CState.__new__(CState)
-        c.g = self.g
-        c.s = self.s
-        c.last_actions = 0
-        c.last_stats = (0, 0, 0)
-        return c
-
-    def current_player(self):
-        return _player(&self.g, &self.s)
-
-    def is_terminal(self):
-        return self.s.phase == P_OVER
-
-    def is_chance_node(self):
-        return self.s.phase == P_DEAL
-
     def phase(self):
         return self.s.phase
 
@@ -1203,35 +1180,12 @@ cdef class CState:
         """``time_left`` loses ``elapsed`` seconds (the caller checked that it may)."""
         self.s.time_left = self.s.time_left - elapsed
 
-    def legal_actions(self):
-        cdef int buf[MAX_ACTIONS]
-        cdef int k = _legal(&self.g, &self.s, buf)
-        cdef int i
-        return [buf[i] for i in range(k)]
-
     def chance_outcomes(self):
         if self.s.phase != P_DEAL:
             return []
         outcomes = self.legal_actions()
         cdef double p = 1.0 / len(outcomes)
         return [(t, p) for t in outcomes]
-
-    def apply(self, int action):
-        """Play a legal ``action`` (unchecked: the caller checks)."""
-        _apply(&self.g, &self.s, action)
-
-    def returns(self):
-        cdef double out[MAXP]
-        _returns(&self.g, &self.s, out)
-        cdef int i
-        return [out[i] for i in range(self.g.players)]
-
-    def value(self):
-        """The evaluation of this position (``heuristic.value``), one number per seat."""
-        cdef double out[MAXP]
-        _value(&self.g, &self.s, out)
-        cdef int p
-        return [out[p] for p in range(self.g.players)]
 
     def greedy_action(self):
         """The heuristic's greedy choice for the player to move (``heuristic.greedy_action``)."""
@@ -1266,66 +1220,15 @@ cdef class CState:
         node (:meth:`candidates`); ``greedy`` plays the rollouts with the heuristic's greedy
         choice instead of uniformly random actions (as ``mcts`` with ``rollout=heuristic``).
         ``last_stats`` is set to (simulations, nodes, rollout actions)."""
-        if _player(&self.g, &self.s) < 0:
-            raise ValueError("the search needs a position where a player is to move")
-        if iterations < 0 or cap < 0 or c < 0:
-            raise ValueError("iterations, cap and c must not be negative")
         if not 0 <= prune <= MAX_PRUNE:
             raise ValueError(f"prune must be from 0 to {MAX_PRUNE}")
-        cdef long long stats[3]
-        cdef int action
-        cdef _ValueFn fn = NULL
         cdef Gm* view = <Gm*>malloc(sizeof(Gm))  # the rules seen by the search: pruned, greedy rollouts
         if view == NULL:
             raise MemoryError()
         view[0] = self.g
         view.prune = prune
         view.greedy = greedy
-        if evaluate:
-            fn = _value
-        with nogil:
-            action = _search(view, &self.s, self.g.players, iterations, c, cap, seed, fn, stats)
-        free(view)
-        if action == _MCTS_NO_MEMORY:
-            raise MemoryError("the compiled search ran out of memory")
-        self.last_stats = (stats[0], stats[1], stats[2])
-        return action
-
-    def sample_action(self, unsigned long long seed):
-        """The action the playout loop would play here with this seed (tests: it is legal, and
-        uniform over the legal actions)."""
-        cdef uint64_t rng = seed
-        if self.s.phase == P_OVER:
-            raise ValueError("the game is over")
-        return _random_action(&self.g, &self.s, &rng)
-
-    def playouts(self, long long n, unsigned long long seed):
-        """``n`` random playouts from this position (unchanged), seeded: their returns.
-        ``last_actions`` is set to the actions played in all."""
-        cdef uint64_t rng = seed
-        cdef St work
-        cdef double out[MAXP]
-        cdef long long j, total = 0
-        cdef int i
-        result = []
-        for j in range(n):
-            work = self.s
-            with nogil:
-                total += _playout(&self.g, &work, &rng)
-            _returns(&self.g, &work, out)
-            result.append([out[i] for i in range(self.g.players)])
-        self.last_actions = total
-        return result
-
-    def playout_actions(self, long long n, unsigned long long seed):
-        """``n`` random playouts from this position (unchanged), returning only the number of
-        actions played (for benchmarks: no Python object per playout)."""
-        cdef uint64_t rng = seed
-        cdef St work
-        cdef long long j, total = 0
-        with nogil:
-            for j in range(n):
-                work = self.s
-                total += _playout(&self.g, &work, &rng)
-        self.last_actions = total
-        return total
+        try:
+            return self._run_search(view, iterations, c, cap, seed, evaluate)
+        finally:
+            free(view)

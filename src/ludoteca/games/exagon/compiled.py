@@ -29,31 +29,24 @@ Python ``mcts`` does.
 
 from __future__ import annotations
 
-import logging
 import weakref
-from collections.abc import Mapping
-from typing import Any
 
-from ludoteca.core.compiled import CompiledView, python_playouts
+from ludoteca.core.compiled import SEED_MASK, CompiledEngine, CompiledView
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.games.exagon import (
     COUNTERS,
     END_REASONS,
     OVER,
-    PHASES,
     TURN,
     ExagonGame,
     ExagonState,
     _check_seconds,
-    _option_keys,
 )
 
 try:
     from ludoteca.games.exagon import _compiled
 except ImportError:  # not built (no compiler at install time): the Python engine only
     _compiled = None  # type: ignore[assignment]
-
-log = logging.getLogger(__name__)
 
 SUPPORTED_OPTIONS = frozenset({"players", "clock", "tiles", "tournament", "turn_limit", "tournament_games", "matching",
                                "carry_cap", "hand", "bonus_3", "bonus_4", "bonus_5", "go_on", "tournament_target",
@@ -68,44 +61,18 @@ SEARCH_PRUNE = 8
 SEARCH_GREEDY = True
 """Rollouts of the compiled search follow the heuristic's greedy choice (``rollout=heuristic``)."""
 
-_warned = False
 _templates: weakref.WeakKeyDictionary[ExagonGame, _compiled.CState] = weakref.WeakKeyDictionary()
 """The initial compiled state of each game (its constant tables are built once, then copied)."""
 
 
-def available() -> bool:
-    """True when the compiled extension is built and importable."""
-    return _compiled is not None
-
-
-def unsupported(game: ExagonGame) -> str:
-    """Why the compiled engine cannot play ``game`` ("" when it can)."""
-    if _compiled is None:
-        return "the compiled EXAGON engine is not built (see docs/compiled.md)"
-    extra = sorted(set(game.options) - SUPPORTED_OPTIONS)
-    if extra:
-        return f"the compiled EXAGON engine does not support the option(s) {', '.join(extra)}"
+def _bounds(game: ExagonGame) -> str:
     if game.n_tiles > _compiled.MAX_TILES:
         return (f"the compiled EXAGON engine plays tile sets of at most {_compiled.MAX_TILES} tiles, "
                 f"not {game.n_tiles}")
-    if game.num_players > _compiled.MAX_PLAYERS:
-        return f"the compiled EXAGON engine plays at most {_compiled.MAX_PLAYERS} players"
     for name in ("turn_limit", "tournament_games"):
         if game.options[name] > C_INT_MAX:
             return f"the compiled EXAGON engine takes {name} up to {C_INT_MAX}, not {game.options[name]}"
     return ""
-
-
-def supports(game: ExagonGame) -> bool:
-    """True when :func:`unsupported` has nothing to say: callers then may use the compiled engine."""
-    return not unsupported(game)
-
-
-def _warn_once(reason: str) -> None:
-    global _warned
-    if not _warned:
-        _warned = True
-        log.warning("%s; using the Python EXAGON engine (slower)", reason)
 
 
 def _template(game: ExagonGame) -> _compiled.CState:
@@ -119,7 +86,7 @@ def _template(game: ExagonGame) -> _compiled.CState:
     return core
 
 
-class CompiledState(CompiledView[ExagonGame]):
+class CompiledState(CompiledView[ExagonGame, ExagonState]):
     """An EXAGON position in the compiled engine, with the protocol's reading methods.
 
     Build it from a Python state (:meth:`from_state`) or a position JSON (:meth:`from_json`); go
@@ -132,9 +99,7 @@ class CompiledState(CompiledView[ExagonGame]):
     @classmethod
     def from_state(cls, state: ExagonState) -> CompiledState:
         game = state.game
-        reason = unsupported(game)
-        if reason:
-            raise RuntimeError(reason)
+        ENGINE.checked(game)
         core = _template(game).copy()
         result = state.result
         core.load(state.phase, state.owner, state.hands, state.aside, state.table, state.dealt, state.to_move,
@@ -143,15 +108,6 @@ class CompiledState(CompiledView[ExagonGame]):
                   0 if result is None else END_REASONS.index(result["end"]),
                   tuple(state.counts[name] for name in COUNTER_NAMES), state.games or 0)
         return cls(game, core)
-
-    @classmethod
-    def from_json(cls, game: ExagonGame, data: Mapping[str, Any]) -> CompiledState:
-        """A position JSON, read (and checked) by the Python engine, then compiled."""
-        return cls.from_state(game.state_from_json(data))
-
-    @classmethod
-    def initial(cls, game: ExagonGame) -> CompiledState:
-        return cls.from_state(game.new_initial_state())
 
     def to_state(self) -> ExagonState:
         """The same position as a Python state (counters included)."""
@@ -178,36 +134,6 @@ class CompiledState(CompiledView[ExagonGame]):
         s.result = None if winners is None else {"winners": winners, "end": END_REASONS[end]}
         s.counts = dict(zip(COUNTER_NAMES, counts, strict=True))
         return s
-
-    def to_json(self) -> dict[str, Any]:
-        """The canonical position JSON, the Python engine's ``to_json`` field for field."""
-        g = self.game
-        (phase, _owner, hands, aside, table, _dealt, to_move, turn, placed, bonus, passes, time_left, carry, points,
-         winners, end, _counts, games) = self._c.fields()
-        ids = g.ids
-        coords = g.coords
-        return {
-            "game": "exagon",
-            "players": g.num_players,
-            "tiles": [{"id": t["id"], "sides": list(t["sides"]), "star": t["star"], "star_points": t["star_points"]}
-                      for t in g.tiles],
-            "table": [{"tile": ids[t], "at": list(coords[c]), "rot": k} for t, c, k in table],
-            "hands": [[ids[t] for t in h] for h in hands],
-            "aside": [ids[t] for t in aside],
-            "to_move": to_move,
-            "phase": PHASES[phase],
-            "turn": turn,
-            "placed_this_turn": placed,
-            "bonus": bonus,
-            "time_left": time_left,
-            "carry": carry,
-            "scores": points,
-            "clock": g.hourglass,
-            "passes": passes,
-            "result": None if winners is None else {"winners": winners, "end": END_REASONS[end]},
-            **({} if games is None else {"games_played": games}),
-            **_option_keys(g),
-        }
 
     def counters(self) -> dict[str, float]:
         return dict(zip(COUNTER_NAMES, self._c.fields()[16], strict=True))
@@ -240,10 +166,6 @@ class CompiledState(CompiledView[ExagonGame]):
                 self._c.spend(elapsed)
         self._c.apply(action)
 
-    def value(self) -> list[float]:
-        """``ludoteca.games.exagon.heuristic.value`` of this position, computed in C."""
-        return list(self._c.value())
-
     def greedy_action(self) -> int:
         """``ludoteca.games.exagon.heuristic.greedy_action`` for the player to move, in C."""
         return int(self._c.greedy_action())
@@ -258,14 +180,9 @@ class CompiledState(CompiledView[ExagonGame]):
         return "tournament" if self.game.tournament else END_REASONS[fields[15]]
 
 
-def compile_state(state: ExagonState) -> CompiledState | None:
-    """The compiled copy of ``state``, or None (with one warning per process) when the compiled
-    engine is not built or cannot play this game: the caller then uses the Python engine."""
-    reason = unsupported(state.game)
-    if reason:
-        _warn_once(reason)
-        return None
-    return CompiledState.from_state(state)
+ENGINE: CompiledEngine[ExagonGame, ExagonState, CompiledState] = CompiledEngine(
+    __name__, "EXAGON", _compiled, CompiledState, SUPPORTED_OPTIONS, _bounds)
+available, unsupported, supports, compile_state, playouts = ENGINE.functions()
 
 
 def search(state: ExagonState, iterations: int, c: float, cap: int, seed: int, evaluate: bool = True,
@@ -280,16 +197,5 @@ def search(state: ExagonState, iterations: int, c: float, cap: int, seed: int, e
     at a deal or at the end. The game's hook for agents: ``game.compiled()`` is this module
     (``strong`` uses it)."""
     core = CompiledState.from_state(state)._c
-    return int(core.search(iterations, c, cap, seed & 0xFFFFFFFFFFFFFFFF, evaluate, prune, greedy))
+    return int(core.search(iterations, c, cap, seed & SEED_MASK, evaluate, prune, greedy))
 
-
-def playouts(state: ExagonState, n: int, seed: int) -> list[list[float]]:
-    """The returns of ``n`` uniformly random playouts from ``state`` (left unchanged), seeded.
-
-    In C with the compiled engine (its own generator, SplitMix64: see docs/compiled.md); else, with
-    one warning, with the Python engine and ``random.Random(seed)`` — the same distribution of
-    games, other random numbers, so other results for the same seed."""
-    c = compile_state(state)
-    if c is not None:
-        return c.playouts(n, seed)
-    return python_playouts(state, n, seed)

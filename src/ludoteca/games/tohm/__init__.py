@@ -292,6 +292,7 @@ class TohmGame(Game):
     agent_defaults = {"mcts": {"iterations": 3000, "cap": 60, "c": 0.4},
                       "strong": {"iterations": 1000, "cap": 10, "c": 0.4}}  # docs/strength.md: "strong"
     compiled_part = "compiled"
+    rules_notes = "docs/rules/tohm.md"
     catalogue_order = 3
     OPTIONS = (
         Option(

@@ -67,7 +67,7 @@ cdef struct St:
     int n_passes
 
 
-include "../../core/_rng.pxi"
+from ludoteca.core._rng cimport _next, _below
 
 
 # --- the rules (mirror of TohmState) ------------------------------------------------------------
@@ -303,13 +303,6 @@ cdef void _returns(const Gm* g, const St* s, double* out) noexcept nogil:
         out[p] = share if s.trophies[p] == best else 0.0
 
 
-cdef list _returns_list(const Gm* g, const St* s):
-    cdef double out[MAXP]
-    _returns(g, s, out)
-    cdef int p
-    return [out[p] for p in range(g.players)]
-
-
 # --- the evaluation of a cut-off rollout (mirror of heuristic.value) ----------------------------
 
 cdef inline bint _run_through(const Gm* g, const int* b, int i, int p) noexcept nogil:
@@ -440,17 +433,13 @@ cdef void _value(const Gm* g, const St* s, double* out) noexcept nogil:
 
 
 include "../../core/_mcts.pxi"
+include "../../core/_cstate.pxi"
 
 
 # --- the Python face --------------------------------------------------------------------------
 
-cdef class CState:
+cdef class CState(_CStateBase):
     """A TOHM position in C. Build it with :meth:`load` (the wrapper does: ``compiled.py``)."""
-
-    cdef Gm g
-    cdef St s
-    cdef public long long last_actions
-    cdef public tuple last_stats
 
     def __init__(self, int rows, int cols, numbers, int players, int turn_limit, int tokens=5, int trophies=10,
                  int tris=3, kinds=(0, 1, 2, 3, 3, 3, 3)):
@@ -496,8 +485,6 @@ cdef class CState:
         self.s.cur = CUR_CHANCE
         self.s.n_tris = self.s.n_tris_others = self.s.n_trophies = 0
         self.s.n_removes = self.s.n_moves = self.s.n_places = self.s.n_passes = 0
-        self.last_actions = 0
-        self.last_stats = (0, 0, 0)
 
     def load(self, board, supply, trophies, int trophies_left, int to_move, int phase, roll, int turn,
              counters=None):
@@ -534,101 +521,7 @@ cdef class CState:
                 (self.s.n_tris, self.s.n_tris_others, self.s.n_trophies, self.s.n_removes, self.s.n_moves,
                  self.s.n_places, self.s.n_passes))
 
-    def copy(self):
-        cdef CState c = CState.__new__(CState)
-        c.g = self.g
-        c.s = self.s
-        c.last_actions = 0
-        c.last_stats = (0, 0, 0)
-        return c
-
-    def current_player(self):
-        return self.s.cur
-
-    def is_terminal(self):
-        return self.s.phase == P_OVER
-
-    def is_chance_node(self):
-        return self.s.phase == P_ROLL
-
-    def legal_actions(self):
-        cdef int buf[MAXC * MAXC]
-        cdef int k = _legal(&self.g, &self.s, buf)
-        cdef int i
-        return [buf[i] for i in range(k)]
-
     def chance_outcomes(self):
         if self.s.phase != P_ROLL:
             return []
         return [(d, 1.0 / 6.0) for d in range(1, 7)]
-
-    def apply(self, int action):
-        """Play a legal ``action`` (unchecked: the caller checks)."""
-        _apply(&self.g, &self.s, action)
-
-    def returns(self):
-        return _returns_list(&self.g, &self.s)
-
-    def value(self):
-        """The evaluation of this position (``heuristic.value``), one number per seat."""
-        cdef double out[MAXP]
-        _value(&self.g, &self.s, out)
-        cdef int p
-        return [out[p] for p in range(self.g.players)]
-
-    def search(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True):
-        """The compiled MCTS (core/_mcts.pxi) from this decision position (unchanged): the action
-        it plays after ``iterations`` simulations with UCT constant ``c``, rollouts of at most
-        ``cap`` actions scored by :meth:`value` when cut short (``evaluate=False``: even shares),
-        seeded by ``seed``. ``last_stats`` is set to (simulations, nodes, rollout actions)."""
-        if self.s.cur < 0:
-            raise ValueError("the search needs a position where a player is to move")
-        if iterations < 0 or cap < 0 or c < 0:
-            raise ValueError("iterations, cap and c must not be negative")
-        cdef long long stats[3]
-        cdef int action
-        cdef _ValueFn fn = NULL
-        if evaluate:
-            fn = _value
-        with nogil:
-            action = _search(&self.g, &self.s, self.g.players, iterations, c, cap, seed, fn, stats)
-        if action == _MCTS_NO_MEMORY:
-            raise MemoryError("the compiled search ran out of memory")
-        self.last_stats = (stats[0], stats[1], stats[2])
-        return action
-
-    def sample_action(self, unsigned long long seed):
-        """The action the playout loop would play here with this seed (tests: it is legal, and
-        uniform over the legal actions)."""
-        cdef uint64_t rng = seed
-        if self.s.phase == P_OVER:
-            raise ValueError("the game is over")
-        return _random_action(&self.g, &self.s, &rng)
-
-    def playouts(self, long long n, unsigned long long seed):
-        """``n`` random playouts from this position (unchanged), seeded: their returns.
-        ``last_actions`` is set to the actions played in all."""
-        cdef uint64_t rng = seed
-        cdef St work
-        cdef long long j, total = 0
-        out = []
-        for j in range(n):
-            work = self.s
-            with nogil:
-                total += _playout(&self.g, &work, &rng)
-            out.append(_returns_list(&self.g, &work))
-        self.last_actions = total
-        return out
-
-    def playout_actions(self, long long n, unsigned long long seed):
-        """``n`` random playouts from this position (unchanged), returning only the number of
-        actions played (for benchmarks: no Python object per playout)."""
-        cdef uint64_t rng = seed
-        cdef St work
-        cdef long long j, total = 0
-        with nogil:
-            for j in range(n):
-                work = self.s
-                total += _playout(&self.g, &work, &rng)
-        self.last_actions = total
-        return total

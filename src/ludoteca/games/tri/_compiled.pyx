@@ -121,7 +121,7 @@ cdef struct St:
     int counters[NCOUNTERS]
 
 
-include "../../core/_rng.pxi"
+from ludoteca.core._rng cimport _next, _below
 
 
 # --- the rules (mirror of TriState) -------------------------------------------------------------
@@ -993,6 +993,8 @@ cdef inline int _playout(const Gm* g, St* s, uint64_t* rng) noexcept nogil:
 
 
 include "../../core/_mcts.pxi"
+include "_ismcts.pxi"
+include "../../core/_cstate.pxi"
 
 
 # --- the Python face --------------------------------------------------------------------------
@@ -1004,20 +1006,11 @@ _DICE = {k: [(ROLL0 + v - 1, (v ** k - (v - 1) ** k) / 6 ** k) for v in range(1,
 _INCOME_OUTCOMES = [(INCOME0 + f, 1.0 / 6.0) for f in range(1, 7)]
 
 
-cdef list _returns_list(const Gm* g, const St* s):
-    cdef double out[MAXP]
-    _returns(g, s, out)
-    cdef int p
-    return [out[p] for p in range(g.players)]
-
-
-cdef class CState:
-    """A TRI position in C. Build it with :meth:`load` (the wrapper does: ``compiled.py``)."""
-
-    cdef Gm g
-    cdef St s
-    cdef public long long last_actions
-    cdef public tuple last_stats
+cdef class CState(_CStateBase):
+    """A TRI position in C. Build it with :meth:`load` (the wrapper does: ``compiled.py``).
+    Like the Python state it holds the true position, battle secrets included: :meth:`search`
+    reads all of it, so give it a position the searching seat may know (one of
+    ``TriState.worlds(seat)``)."""
 
     def __init__(self, int size, int players, bint ties_attacker, int turn_limit, bint teleport_move,
                  bint teleports=True, start=(1, 1, 1, 1), int income_every=3, income=(0, 1, 1, 1, 2, 2, 3),
@@ -1096,8 +1089,6 @@ cdef class CState:
         self.s.b_acard = self.s.b_dcard = -1
         for i in range(NCOUNTERS):
             self.s.counters[i] = 0
-        self.last_actions = 0
-        self.last_stats = (0, 0, 0)
         _fill_tables()
 
     def load(self, owner, hands, alive, used, int to_move, int rnd, int turn, int phase, battle=None,
@@ -1186,28 +1177,6 @@ cdef class CState:
                 self.s.to_move, self.s.round, self.s.turn, self.s.phase, battle,
                 [self.s.counters[i] for i in range(NCOUNTERS)])
 
-    def copy(self):
-        cdef CState c = CState.__new__(CState)
-        c.g = self.g
-        c.s = self.s
-        c.last_actions = 0
-        c.last_stats = (0, 0, 0)
-        return c
-
-    def current_player(self):
-        return _player(&self.g, &self.s)
-
-    def is_terminal(self):
-        return self.s.phase == OVER
-
-    def is_chance_node(self):
-        return _player(&self.g, &self.s) == CUR_CHANCE
-
-    def legal_actions(self):
-        cdef int k = _legal(&self.g, &self.s, _buf)
-        cdef int i
-        return [_buf[i] for i in range(k)]
-
     def chance_outcomes(self):
         """TriState.chance_outcomes: ``[(outcome, probability)]`` (the same floats)."""
         cdef int tied[MAXP]
@@ -1226,49 +1195,12 @@ cdef class CState:
             return [(OUT0 + tied[v], p) for v in range(k)]
         return []
 
-    def apply(self, int action):
-        """Play a legal ``action`` (unchecked: the caller checks)."""
-        _apply(&self.g, &self.s, action)
-
-    def returns(self):
-        return _returns_list(&self.g, &self.s)
-
-    def value(self):
-        """heuristic.value of this position: winning chances per seat (MCTS leaf evaluation)."""
-        cdef double out[MAXP]
-        _value(&self.g, &self.s, out)
-        cdef int p
-        return [out[p] for p in range(self.g.players)]
-
     def scores(self):
         """heuristic.scores of this position (per seat)."""
         cdef double out[MAXP]
         _scores(&self.g, &self.s, out)
         cdef int p
         return [out[p] for p in range(self.g.players)]
-
-    def search(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True):
-        """The compiled MCTS (core/_mcts.pxi) from this decision position (unchanged): the action
-        it plays after ``iterations`` simulations with UCT constant ``c``, rollouts of at most
-        ``cap`` actions scored by :meth:`value` when cut short (``evaluate=False``: even shares),
-        seeded by ``seed``. ``last_stats`` is set to (simulations, nodes, rollout actions).
-        The search reads the whole position, battle secrets included: give it a position the
-        searching seat may know (one of ``TriState.worlds(seat)``)."""
-        if _player(&self.g, &self.s) < 0:
-            raise ValueError("the search needs a position where a player is to move")
-        if iterations < 0 or cap < 0 or c < 0:
-            raise ValueError("iterations, cap and c must not be negative")
-        cdef long long stats[3]
-        cdef int action
-        cdef _ValueFn fn = NULL
-        if evaluate:
-            fn = _value
-        with nogil:
-            action = _search(&self.g, &self.s, self.g.players, iterations, c, cap, seed, fn, stats)
-        if action == _MCTS_NO_MEMORY:
-            raise MemoryError("the compiled search ran out of memory")
-        self.last_stats = (stats[0], stats[1], stats[2])
-        return action
 
     def search_root(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True,
                     root_only=None, bint policy=False, bint card_model=False, int prune=0):
@@ -1332,6 +1264,59 @@ cdef class CState:
         self.last_stats = (stats[0], stats[1], stats[2])
         return out
 
+    def ismcts(self, worlds, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True,
+               bint policy=True, bint card_model=False, int prune=0):
+        """The information-set MCTS (``_ismcts.pxi``) for the seat to move, over its ``worlds``:
+        ``[(attacker_roll, defender_roll, attacker_card, weight)]`` (None for what is not decided), the
+        battle secrets of ``TriState.worlds(seat)``; this position's own secrets are never read. The
+        action played; ``evaluate``, ``policy``, ``card_model`` and ``prune`` as :meth:`search_root`;
+        ``last_stats`` as :meth:`search`."""
+        if _player(&self.g, &self.s) < 0:
+            raise ValueError("the search needs a position where a player is to move")
+        if iterations < 0 or cap < 0 or c < 0 or prune < 0:
+            raise ValueError("iterations, cap, c and prune must not be negative")
+        cdef int n = len(worlds), i
+        if not 1 <= n <= 4096:
+            raise ValueError("ismcts needs 1 to 4096 worlds")
+        cdef int* secrets = <int*>malloc(3 * n * sizeof(int))
+        cdef double* weights = <double*>malloc(n * sizeof(double))
+        if secrets == NULL or weights == NULL:
+            free(secrets)
+            free(weights)
+            raise MemoryError("the compiled search ran out of memory")
+        try:
+            for i, (aroll, droll, acard, weight) in enumerate(worlds):
+                if not (all(x is None or 1 <= x <= 6 for x in (aroll, droll)) and acard in (None, 0, 2, 3, 4)
+                        and weight >= 0):
+                    raise ValueError(f"not a world of this battle: {(aroll, droll, acard, weight)!r}")
+                secrets[3 * i] = 0 if aroll is None else aroll
+                secrets[3 * i + 1] = 0 if droll is None else droll
+                secrets[3 * i + 2] = -1 if acard is None else acard
+                weights[i] = weight
+        except BaseException:
+            free(secrets)
+            free(weights)
+            raise
+        cdef long long stats[3]
+        cdef int action
+        cdef _ValueFn fn = NULL
+        cdef _PolicyFn rollout = NULL
+        if evaluate:
+            fn = _value
+        if policy:
+            rollout = _policy
+        cdef Gm gm = self.g
+        gm.cards_by_model = card_model
+        gm.prune_k = prune
+        with nogil:
+            action = _ismcts(&gm, &self.s, secrets, weights, n, iterations, c, cap, seed, fn, rollout, stats)
+        free(secrets)
+        free(weights)
+        if action == _MCTS_NO_MEMORY:
+            raise MemoryError("the compiled search ran out of memory")
+        self.last_stats = (stats[0], stats[1], stats[2])
+        return action
+
     def best_quick(self):
         """``heuristic.best_quick`` of this decision position (the light policy's usual choice)."""
         if _player(&self.g, &self.s) < 0:
@@ -1366,39 +1351,3 @@ cdef class CState:
         if self.s.phase == OVER:
             raise ValueError("the game is over")
         return _policy(&self.g, &self.s, &rng)
-
-    def sample_action(self, unsigned long long seed):
-        """The action the playout loop would play here with this seed (tests: it is legal, and
-        uniform over the legal actions; by its probability at a chance node)."""
-        cdef uint64_t rng = seed
-        if self.s.phase == OVER:
-            raise ValueError("the game is over")
-        return _random_action(&self.g, &self.s, &rng)
-
-    def playouts(self, long long n, unsigned long long seed):
-        """``n`` random playouts from this position (unchanged), seeded: their returns.
-        ``last_actions`` is set to the actions played in all."""
-        cdef uint64_t rng = seed
-        cdef St work
-        cdef long long j, total = 0
-        out = []
-        for j in range(n):
-            work = self.s
-            with nogil:
-                total += _playout(&self.g, &work, &rng)
-            out.append(_returns_list(&self.g, &work))
-        self.last_actions = total
-        return out
-
-    def playout_actions(self, long long n, unsigned long long seed):
-        """``n`` random playouts from this position (unchanged), returning only the number of
-        actions played (for benchmarks: no Python object per playout)."""
-        cdef uint64_t rng = seed
-        cdef St work
-        cdef long long j, total = 0
-        with nogil:
-            for j in range(n):
-                work = self.s
-                total += _playout(&self.g, &work, &rng)
-        self.last_actions = total
-        return total

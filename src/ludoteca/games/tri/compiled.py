@@ -17,8 +17,8 @@ distribution; other random numbers).
 
 :func:`search` is the compiled MCTS (``core/_mcts.pxi``) on this engine, with ``_value`` (the mirror of
 ``heuristic.value``) scoring the rollouts it cuts short; it never reads a battle secret the seat to
-move cannot see (it searches determinizations of ``state.worlds(seat)``), and says so to agents
-(:data:`SEARCHES_HIDDEN_INFORMATION`).
+move cannot see (a card choice hiding one is searched by the information-set MCTS in C over
+``state.worlds(seat)``: :func:`search_hidden`), and says so to agents (:data:`SEARCHES_HIDDEN_INFORMATION`).
 
 Every option of TRI is supported (``size`` 2 to 12, ``ties``, ``turn_limit``, ``teleport``
 "claim" and "move"); :func:`unsupported` names what the compiled engine cannot play, should a
@@ -27,13 +27,10 @@ future option appear.
 
 from __future__ import annotations
 
-import logging
 import random
-from collections.abc import Mapping
 from typing import Any
 
-from ludoteca.core.compiled import CompiledView, python_playouts
-from ludoteca.core.errors import IllegalActionError
+from ludoteca.core.compiled import SEED_MASK, CompiledEngine, CompiledView
 from ludoteca.games.tri import BATTLE, RULEBOOK_OPTIONS, Battle, TriGame, TriState, heuristic
 
 try:
@@ -41,54 +38,25 @@ try:
 except ImportError:  # not built (no compiler at install time): the Python engine only
     _compiled = None  # type: ignore[assignment]
 
-log = logging.getLogger(__name__)
-
 SUPPORTED_OPTIONS = frozenset({"players", "size", "ties", "turn_limit", "teleport", *RULEBOOK_OPTIONS})
 """The options the compiled engine plays (all of TRI's, the rulebook's numbers and switches at any
 value: start cards, income schedule and die, elimination cards, most dice, teleports)."""
 
-_warned = False
 
-
-def available() -> bool:
-    """True when the compiled extension is built and importable."""
-    return _compiled is not None
-
-
-def unsupported(game: TriGame) -> str:
-    """Why the compiled engine cannot play ``game`` ("" when it can)."""
-    if _compiled is None:
-        return "the compiled TRI engine is not built (see docs/compiled.md)"
-    extra = sorted(set(game.options) - SUPPORTED_OPTIONS)
-    if extra:
-        return f"the compiled TRI engine does not support the option(s) {', '.join(extra)}"
+def _bounds(game: TriGame) -> str:
     if game.size > _compiled.MAX_SIZE:
         return f"the compiled TRI engine plays boards of size at most {_compiled.MAX_SIZE}, not {game.size}"
-    if game.num_players > _compiled.MAX_PLAYERS:
-        return f"the compiled TRI engine plays at most {_compiled.MAX_PLAYERS} players"
     return ""
 
 
 def _core(game: TriGame) -> Any:
     """A compiled initial position of ``game``, with every option of its rules."""
-    return _compiled.CState(game.size, game.num_players, game.ties_attacker, game.turn_limit, game.teleport_move,
-                            game.teleports, game.start_hand, game.income_every, game.income_card,
-                            game.elimination_cards, game.most_dice)
+    return ENGINE.checked(game).CState(game.size, game.num_players, game.ties_attacker, game.turn_limit,
+                                       game.teleport_move, game.teleports, game.start_hand, game.income_every,
+                                       game.income_card, game.elimination_cards, game.most_dice)
 
 
-def supports(game: TriGame) -> bool:
-    """True when :func:`unsupported` has nothing to say: callers then may use the compiled engine."""
-    return not unsupported(game)
-
-
-def _warn_once(reason: str) -> None:
-    global _warned
-    if not _warned:
-        _warned = True
-        log.warning("%s; using the Python TRI engine (slower)", reason)
-
-
-class CompiledState(CompiledView[TriGame]):
+class CompiledState(CompiledView[TriGame, TriState]):
     """A TRI position in the compiled engine, with the protocol's reading methods.
 
     Build it from a Python state (:meth:`from_state`) or a position JSON (:meth:`from_json`); go
@@ -100,9 +68,6 @@ class CompiledState(CompiledView[TriGame]):
     @classmethod
     def from_state(cls, state: TriState) -> CompiledState:
         game = state.game
-        reason = unsupported(game)
-        if reason:
-            raise RuntimeError(reason)
         core = _core(game)
         b = state.battle
         battle = None if b is None else (b.attacker, b.defender, b.target, b.dice, b.step, b.attacker_roll,
@@ -110,15 +75,6 @@ class CompiledState(CompiledView[TriGame]):
         core.load(state.owner, state.hands, state.alive, state.used, state.to_move, state.round, state.turn,
                   state.phase, battle, list(state._counters))
         return cls(game, core)
-
-    @classmethod
-    def from_json(cls, game: TriGame, data: Mapping[str, Any]) -> CompiledState:
-        """A position JSON, read (and checked) by the Python engine, then compiled."""
-        return cls.from_state(game.state_from_json(data))
-
-    @classmethod
-    def initial(cls, game: TriGame) -> CompiledState:
-        return cls.from_state(game.new_initial_state())
 
     def to_state(self) -> TriState:
         """The same position as a Python state (counters included)."""
@@ -143,35 +99,10 @@ class CompiledState(CompiledView[TriGame]):
         s._counters = counters
         return s
 
-    def to_json(self) -> dict[str, Any]:
-        """The canonical position JSON, the Python engine's ``to_json`` field for field."""
-        return self.to_state().to_json()
 
-    def counters(self) -> dict[str, float]:
-        return self.to_state().counters()
-
-    def apply_action(self, action: int) -> None:
-        """Play ``action``; an illegal one raises IllegalActionError and changes nothing."""
-        if self._c.is_terminal():
-            raise IllegalActionError("the game is over")
-        if isinstance(action, bool) or not isinstance(action, int) or action not in self._c.legal_actions():
-            raise IllegalActionError(f"{action!r} is not legal here")
-        self._c.apply(action)
-
-    def value(self) -> list[float]:
-        """``ludoteca.games.tri.heuristic.value`` of this position, in C: winning chances per seat
-        (the leaf evaluation of TRI's MCTS)."""
-        return list(self._c.value())
-
-
-def compile_state(state: TriState) -> CompiledState | None:
-    """The compiled copy of ``state``, or None (with one warning per process) when the compiled
-    engine is not built or cannot play this game: the caller then uses the Python engine."""
-    reason = unsupported(state.game)
-    if reason:
-        _warn_once(reason)
-        return None
-    return CompiledState.from_state(state)
+ENGINE: CompiledEngine[TriGame, TriState, CompiledState] = CompiledEngine(
+    __name__, "TRI", _compiled, CompiledState, SUPPORTED_OPTIONS, _bounds)
+available, unsupported, supports, compile_state, playouts = ENGINE.functions()
 
 
 PRUNE = 8
@@ -192,17 +123,21 @@ CARD_MODEL = True
 on a determinized world a branching choice would see the other side's secret card or roll and
 best-respond to it (a clairvoyant opponent makes every attack look worse than it is)."""
 
-SEARCHES_HIDDEN_INFORMATION = False
-"""Not declared to ``strong``: :func:`search` reads only what the seat to move may know (at a battle's
-card choice it determinizes over ``state.worlds(seat)``), but that determinized search was measured
-weaker than the Python information-set ``mcts`` at card choices (77 card choices of heuristic games
-against a 4,000-iteration ``mcts``: 33-55 agreements for its variants, 67 for ``mcts``; docs/strength.md),
-so ``strong`` plays those moves with the Python ``mcts`` and every other move with :func:`search`."""
+HIDDEN = "ismcts"
+"""How :func:`search` plays a position hiding a battle secret from the seat to move: ``"ismcts"``, the
+information-set MCTS in C (:func:`search_hidden`), or ``"determinized"``, the earlier root
+determinization (``worlds`` worlds, root visits added up; measured weaker: docs/strength.md)."""
+
+SEARCHES_HIDDEN_INFORMATION = True
+"""Declared to ``strong``: :func:`search` reads only what the seat to move may know, and at a battle's
+card choice searches the seat's information set in C (:func:`search_hidden`), so ``strong`` plays every
+TRI move with it (docs/strength.md: its agreement with a 4,000-iteration ``mcts`` at card choices and
+its games against ``mcts``)."""
 
 
 def search(state: TriState, iterations: int, c: float, cap: int, seed: int, evaluate: bool = True,
            worlds: int = WORLDS, prune: int = PRUNE, heuristic_rollouts: bool = HEURISTIC_ROLLOUTS,
-           card_model: bool = CARD_MODEL) -> int:
+           card_model: bool = CARD_MODEL, hidden_search: str = HIDDEN) -> int:
     """The action the compiled MCTS (``core/_mcts.pxi``) plays from ``state`` (a player to move;
     left unchanged): ``iterations`` UCT simulations with constant ``c``, rollouts of at most ``cap``
     actions scored by the heuristic's evaluation (``heuristic.value``, in C) when cut short
@@ -222,15 +157,20 @@ def search(state: TriState, iterations: int, c: float, cap: int, seed: int, eval
     iterations split among them, one compiled search per world, the root visits and returns added
     up per action; the most visited action is played (ties: the better mean, then the smaller id).
     With ``card_model`` no choice inside a world's tree reads that world's secrets (the card choices
-    below the root follow the card model); without it they are clairvoyant."""
+    below the root follow the card model); without it they are clairvoyant. That is
+    ``hidden_search="determinized"``; the default, ``"ismcts"`` (:data:`HIDDEN`), plays such a position
+    with :func:`search_hidden` instead (``worlds`` and ``card_model`` do not apply to it)."""
     seat = state.current_player()
     hidden = state.worlds(seat) if seat >= 0 else None
-    only = _candidates(state, prune) if seat >= 0 else None
+    if hidden is not None and hidden_search == "ismcts":
+        return search_hidden(state, iterations, c, cap, seed, evaluate, prune, heuristic_rollouts)
+    core = CompiledState.from_state(state)._c if hidden is None and seat >= 0 else None  # one conversion
+    only = _candidates(state, prune, core) if seat >= 0 else None
     if card_model and only is None and seat >= 0:  # the root keeps every choice of its own
-        only = sorted(state.legal_actions())
+        only = sorted(core.legal_actions() if core is not None else state.legal_actions())
     if hidden is None and only is None and not heuristic_rollouts:
-        return int(CompiledState.from_state(state)._c.search(iterations, c, cap, seed & 0xFFFFFFFFFFFFFFFF,
-                                                             evaluate))
+        assert core is not None
+        return int(core.search(iterations, c, cap, seed & SEED_MASK, evaluate))
     states, weights = hidden if hidden is not None else ([state], [1.0])
     rng = random.Random(seed)
     count = max(1, min(worlds, iterations)) if hidden is not None else 1
@@ -241,8 +181,9 @@ def search(state: TriState, iterations: int, c: float, cap: int, seed: int, eval
         share = iterations // count + (1 if j < iterations % count else 0)
         world = states[k]
         assert isinstance(world, TriState)
-        root = CompiledState.from_state(world)._c.search_root(share, c, cap, rng.getrandbits(64), evaluate, only,
-                                                              heuristic_rollouts, card_model, max(0, prune))
+        here = core if core is not None else CompiledState.from_state(world)._c
+        root = here.search_root(share, c, cap, rng.getrandbits(64), evaluate, only, heuristic_rollouts, card_model,
+                                max(0, prune))
         for action, n, w in root:
             visits[action] = visits.get(action, 0) + n
             sums[action] = sums.get(action, 0.0) + w
@@ -251,24 +192,49 @@ def search(state: TriState, iterations: int, c: float, cap: int, seed: int, eval
     return min(visits, key=lambda a: (-visits[a], -(sums[a] / visits[a] if visits[a] else 0.0), a))
 
 
-def _candidates(state: TriState, prune: int) -> list[int] | None:
+def search_hidden(state: TriState, iterations: int, c: float, cap: int, seed: int, evaluate: bool = True,
+                  prune: int = PRUNE, heuristic_rollouts: bool = HEURISTIC_ROLLOUTS, card_model: bool = False) -> int:
+    """The action the information-set MCTS in C (``_ismcts.pxi``) plays from ``state`` for the seat to
+    move (``state`` unchanged): one tree per seat over what that seat observes, every simulation on a
+    world of ``state.worlds(seat)`` drawn by its weight (the Python ``mcts``'s sampler), ``iterations``
+    simulations with constant ``c``, rollouts of at most ``cap`` actions (the light policy with
+    ``heuristic_rollouts``) scored by the heuristic's evaluation when cut short, ``prune`` candidates at
+    every decision outside a battle below the root; ``card_model`` makes card choices below the root
+    play the card model's card instead of being searched. Seeded: the same seed, the same action. It
+    never reads what the seat cannot see: the compiled position is built from one of the worlds, and
+    the worlds differ only in the seat's unknowns (so the answer is the same whatever they really are).
+    RuntimeError when the compiled engine cannot play this game; ValueError at a chance node or at the end."""
+    seat = state.current_player()
+    if seat < 0:
+        raise ValueError("the search needs a position where a player is to move")
+    found = state.worlds(seat)
+    states, weights = found if found is not None else ([state], [1.0])
+    worlds = []
+    for world, weight in zip(states, weights, strict=True):
+        assert isinstance(world, TriState)
+        b = world.battle
+        worlds.append((None, None, None, weight) if b is None else
+                      (b.attacker_roll, b.defender_roll, b.attacker_card, weight))
+    first = states[0]
+    assert isinstance(first, TriState)
+    core = CompiledState.from_state(first)._c
+    return int(core.ismcts(worlds, iterations, c, cap, seed & SEED_MASK, evaluate, heuristic_rollouts,
+                           card_model, max(0, prune)))
+
+
+def _candidates(state: TriState, prune: int, core: Any = None) -> list[int] | None:
     """The root's actions under ``prune`` (the heuristic's best, in ascending order), or None
-    when every legal action stays (no pruning, few actions, or a battle choice)."""
+    when every legal action stays (no pruning, few actions, or a battle choice). ``core``: the
+    compiled copy of ``state``, whose ``candidates`` (the same ranking in C) then answers."""
     if prune <= 0:
         return None
+    if core is not None and prune <= 32:
+        best = core.candidates(prune)
+        if len(best) >= len(core.legal_actions()):
+            return None
+        return sorted(best)
     best = heuristic.candidates(state, prune)
     if len(best) >= len(state.legal_actions()):
         return None
     return sorted(best)
 
-
-def playouts(state: TriState, n: int, seed: int) -> list[list[float]]:
-    """The returns of ``n`` uniformly random playouts from ``state`` (left unchanged), seeded.
-
-    In C with the compiled engine (its own generator, SplitMix64: see docs/compiled.md); else, with
-    one warning, with the Python engine and ``random.Random(seed)`` — the same distribution of
-    games, other random numbers, so other results for the same seed."""
-    c = compile_state(state)
-    if c is not None:
-        return c.playouts(n, seed)
-    return python_playouts(state, n, seed)

@@ -35,7 +35,6 @@ from ludoteca.web.metrics import bus_heard
 
 if TYPE_CHECKING:
     from ludoteca.web.lobby.lobby import Lobby
-    from ludoteca.web.master.table_core import TableCore
     from ludoteca.web.master.tables import Table
 
 log = logging.getLogger("ludoteca.web")
@@ -122,7 +121,7 @@ class Cluster:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    # --- tables (table_core.Shared) --------------------------------------------------------------------
+    # --- tables (host.Shared) --------------------------------------------------------------------------
     def holds(self, table_id: str) -> bool:
         return not self.closed and table_id in self.held
 
@@ -148,7 +147,7 @@ class Cluster:
         except ValueError as exc:
             log.warning("table %s: news not published (%s)", table_id, exc)
 
-    def claim(self, table: TableCore) -> None:
+    def claim(self, table: Table) -> None:
         """Try to take the lease of ``table`` (a game begins, a table in play is loaded)."""
         if self.closed or table.id in self.held or table.id in self._claiming:
             return

@@ -159,8 +159,10 @@ def public_entry_text(i: int, entry: EntryLike) -> str:
 class Hub:
     """The connections of one table, and the messages sent to them."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, on_presence: Callable[[], None] | None = None) -> None:
         self.source = source
+        self.on_presence = on_presence
+        """Called when a seated connection comes or goes (the table counts away players)."""
         self.conns: set[Connection] = set()
         self._seats_sent: str | None = None
         self._positions: dict[Any, str] = {}
@@ -263,9 +265,8 @@ class Hub:
         self.publish_seats()
 
     def _presence(self) -> None:
-        changed = getattr(self.source, "presence_changed", None)  # the table counts away players
-        if changed is not None:
-            changed()
+        if self.on_presence is not None:
+            self.on_presence()
 
     def spectators(self) -> int:
         return sum(1 for c in self.conns if c.seat is None)

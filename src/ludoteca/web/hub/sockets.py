@@ -2,7 +2,7 @@
 
 Client → server: ``{"type": "auth", "token"}``, ``{"type": "join", "seat", "name"}``,
 ``{"type": "action", "action": {...}, "seq": n}``, ``{"type": "ping"}``; the table's life
-(tables.py): ``resign``, ``leave``, ``take_back``, ``rematch_offer``, ``rematch_accept``,
+(web/master/leaving.py, talk.py): ``resign``, ``leave``, ``take_back``, ``rematch_offer``, ``rematch_accept``,
 ``rematch_decline``, ``{"type": "chat", "text", "name"?}``. Server → client: ``snapshot`` (on
 connect and after auth), ``update`` (after every change), ``seats``, ``joined``, ``left`` (you
 no longer hold a seat), ``note`` (a chat line or a notice), ``rematch``, ``pong``, ``error`` (to
@@ -114,7 +114,7 @@ async def _admit(websocket: WebSocket, table: Table, conn: Connection, max_spect
     if token is not None:
         table.hub.attach(conn)
         try:
-            await table.sign_in(conn, token)
+            await table.seating.sign_in(conn, token)
             return True
         except WebError:
             table.hub.detach(conn)
@@ -187,22 +187,22 @@ async def _dispatch(lobby: Lobby, table: Table, conn: Connection, kind: str, mes
         await table.submit(conn, message)
         lobby.timings.append(time.perf_counter() - start)
     elif kind == "auth":
-        await table.sign_in(conn, message.get("token"))
+        await table.seating.sign_in(conn, message.get("token"))
     elif kind == "join":
         ratings.check_seat(table.settings, None)  # a rated table's seats are taken logged in, over HTTP (issue 14)
         token = await table.join(message.get("seat"), message.get("name"), key=message.get("key"))
         conn.send_json({"type": "joined", "seat": message.get("seat"), "token": token})
-        table.authenticate(conn, token)
+        table.seating.authenticate(conn, token)
     elif kind == "chat":
-        await table.chat(conn, message)
+        await table.talk.chat(conn, message)
     elif kind == "resign":
-        await table.resign(conn)
+        await table.leaving.resign(conn)
     elif kind == "leave":
-        await table.leave(conn)
+        await table.leaving.leave(conn)
     elif kind == "take_back":
-        await table.take_back(conn)
+        await table.leaving.take_back(conn)
     elif kind in ("rematch_offer", "rematch_accept", "rematch_decline"):
-        await table.answer_rematch(conn, kind.removeprefix("rematch_"))
+        await table.talk.answer_rematch(conn, kind.removeprefix("rematch_"))
     elif kind == "ping":
         conn.send_json({"type": "pong", "ref": ref, "seq": table.master.seq})
     else:

@@ -1,8 +1,8 @@
 """The lobby: the games on offer, creating, joining, rematching and listing tables.
 
 :class:`Lobby` keeps the tables in memory (loading one from storage when someone opens it),
-creates them from a request, makes rematches and lists recent tables; :data:`router` holds its
-HTTP routes (an ``APIRouter`` included by ``create_app``).
+creates them from a request, makes rematches and lists recent tables; its HTTP routes are in
+routes.py (:data:`router`, re-exported here, an ``APIRouter`` included by ``create_app``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import contextlib
 import functools
 import json
 import logging
-import math
 import secrets
 import time
 from collections import deque
@@ -20,19 +19,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
-
 from ludoteca.core.game import Game
 from ludoteca.core.i18n import N_
 from ludoteca.core.options import OptionError
 from ludoteca.i18n import Message, web_text
 from ludoteca.registry import GAMES, game_class, load_game
 from ludoteca.web.accounts import ratings
-from ludoteca.web.accounts.sessions import Account, current_account
+from ludoteca.web.accounts.sessions import Account
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.hub.cluster import Cluster
-from ludoteca.web.languages import request_language
 from ludoteca.web.limits import (
     MAX_SPECTATORS,
     RESUME_LIMIT,
@@ -41,54 +36,41 @@ from ludoteca.web.limits import (
     BadInput,
     check_options,
     check_stored_options,
-    parse_json,
     shown_id,
     valid_table_id,
 )
-from ludoteca.web.lobby.option_words import catalogue_entry, in_language
-from ludoteca.web.master.ai import AIRunner, available_levels, is_level, level_descriptions, level_ratings
+from ludoteca.web.lobby.option_words import in_language
+from ludoteca.web.lobby.routes import (  # noqa: F401 - re-exported: the lobby's routes lived here
+    MAX_BODY,
+    MAX_IDS,
+    game_catalog,
+    lobby_of,
+    read_json,
+    router,
+    table_or_404,
+)
+from ludoteca.web.master import pace
+from ludoteca.web.master.ai import AIRunner, available_levels, is_level
+from ludoteca.web.master.deadlines import Deadlines
 from ludoteca.web.master.life import check_settings
+from ludoteca.web.master.listeners import Listener
 from ludoteca.web.master.master import AI, BROKEN, EXPIRED, HUMAN, OPEN, OVER, PLAYING, WAITING, Seat
 from ludoteca.web.master.tables import STALL_AFTER, Table, clean_name, hash_token
+from ludoteca.web.notices.events import Notifier, NullNotifier
 from ludoteca.web.repository.store import GroupCommit, Repository, TableData
-from ludoteca.web.security import stats_allowed
 
 log = logging.getLogger("ludoteca.web")
 
 REMATCH_HOLD = 120.0
 """Seconds a rematch keeps each previous player's seat for the holder of that player's token."""
-MAX_BODY = 64 * 1024
-"""Largest HTTP request body."""
 LIST_STALLED = 30 * 60.0
 """Seconds without a move after which a game in play leaves the lobby's public list."""
-MAX_IDS = 50
-"""Most table ids one ``GET /api/tables?ids=`` asks about."""
 
 
 def new_table_id() -> str:
     """A short random table id, letters and digits only (it goes into links)."""
     alphabet = "abcdefghijkmnopqrstuvwxyz23456789"
     return "".join(secrets.choice(alphabet) for _ in range(10))
-
-
-def _game_entry(name: str, cls: type[Game], lang: str | None = None) -> dict[str, Any]:
-    options = [catalogue_entry(cls, opt, lang) for opt in cls.OPTIONS
-               if opt.name not in SERVER_ONLY_OPTIONS or opt.kind == "file"]
-    defaults = {}
-    for n in range(cls.min_players, cls.max_players + 1):
-        with contextlib.suppress(ValueError):
-            defaults[str(n)] = {k: v for k, v in cls(players=n).record_options().items()
-                                if k not in SERVER_ONLY_OPTIONS and k != "players"}
-    doc = (cls.__doc__ or "").strip().splitlines()
-    return {"name": name, "title": cls.title, "min_players": cls.min_players, "max_players": cls.max_players,
-            "options": options, "defaults": defaults, "doc": doc[0] if doc else cls.title}
-
-
-@functools.cache
-def game_catalog(lang: str | None = None) -> list[dict[str, Any]]:
-    """The games, with their players and the options the web form may set (their labels and help
-    texts in ``lang``: each game's own catalog, games/<name>/locale)."""
-    return [_game_entry(name, game_class(name), lang) for name in GAMES]
 
 
 class Lobby:
@@ -109,6 +91,14 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.cluster: Cluster | None = None
         """Several workers (cluster.py): the bus and the leases; None with one worker."""
+        self.table_listeners: list[Listener] = []
+        """Told of every committed change of every table loaded or created from now on (listeners.py)."""
+        self.deadlines = Deadlines(self)
+        """Turn-based tables' deadlines and every table's notices (web/master/deadlines.py): its
+        notices go to ``notifier``; its ``clock`` is injectable (tests)."""
+        self.table_listeners.append(self.deadlines)
+        self.notifier: Notifier = NullNotifier()
+        """Where the tables' notices go (web/notices/: set by the notices service at start-up)."""
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
         self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ludoteca-db")
         self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ludoteca-build")
@@ -153,6 +143,7 @@ class Lobby:
             self._background.append(asyncio.ensure_future(self._every(2.0, self._checkpoint)))
         if self.cluster is not None:
             await self.cluster.start()
+        self.deadlines.start()  # turn-based tables' deadlines: read from the database, never resumed here
         await self.expire_waiting()
         ids = await self.db(self.repo.table_ids, (PLAYING,), self.resume_limit)
         ids += await self.db(self.repo.full_waiting_ids, self.resume_limit)
@@ -182,6 +173,7 @@ class Lobby:
         await asyncio.get_running_loop().run_in_executor(self._db, self.repo.checkpoint)
 
     async def stop(self) -> None:
+        await self.deadlines.close()
         if self.cluster is not None:
             await self.cluster.close()  # the leases released first: another worker takes over at once
         self.closing = True
@@ -305,7 +297,8 @@ class Lobby:
         if not isinstance(unlisted, bool):
             raise WebError(Code.BAD_UNLISTED,
                            "'unlisted' is true (only people with the link find the table) or false")
-        settings = check_settings(request)  # abandoned seats, chat channels (life.py)
+        settings = check_settings(request)  # abandoned seats, chat channels (life.py), pace (pace.py)
+        pace.check_players(settings, players)
         sit, token = request.get("sit"), None
         if sit is not None:
             if isinstance(sit, bool) or not isinstance(sit, int) or not 0 <= sit < players or seats[sit].kind != OPEN:
@@ -326,6 +319,8 @@ class Lobby:
         except (TypeError, ValueError):
             raise WebError(Code.BAD_OPTIONS, "these options cannot be stored") from None
         await self.db(self.repo.create_table, data)
+        if pace.turn_based(settings):
+            await self.db(self.deadlines.store.create, data.id, players, now)
         table = await self.build(Table, self, data)
         self.tables[table.id] = table
         if self.cluster is not None:
@@ -433,7 +428,7 @@ class Lobby:
         for row in rows:
             live = self.tables.get(row["id"])
             if live is not None:
-                out.append(live.summary())
+                out.append({**live.summary(), "pace": row.get("pace", pace.LIVE), "move_time": row.get("move_time")})
                 continue
             try:
                 title = game_class(row["game"]).title
@@ -446,141 +441,7 @@ class Lobby:
     def _stall_of_row(self, row: dict[str, Any]) -> dict[str, Any]:
         """``stall_info`` of a table not in memory: nobody is connected to it, so a game in play is
         stalled once ``stall_after`` seconds passed since it last changed (who is to move is unknown)."""
-        if row.get("status") != PLAYING:
+        if row.get("status") != PLAYING or row.get("pace") == pace.TURN_BASED:
             return {"stalled": False, "waiting_for": None, "idle": None}
         idle = max(0.0, time.time() - float(row.get("updated_at") or 0.0))
         return {"stalled": idle >= self.stall_after, "waiting_for": None, "idle": round(idle)}
-
-
-# --- HTTP routes --------------------------------------------------------------------------------------------
-router = APIRouter(prefix="/api")
-
-
-def lobby_of(request: Request) -> Lobby:
-    lobby: Lobby = request.app.state.lobby
-    return lobby
-
-
-async def read_json(request: Request) -> Any:
-    """The request body as JSON (at most ``MAX_BODY`` bytes; an empty body is ``{}``)."""
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise WebError(Code.TOO_LARGE, "the request body is limited to {limit} bytes", limit=MAX_BODY)
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise WebError(Code.TOO_LARGE, "the request body is limited to {limit} bytes", limit=MAX_BODY)
-    if not body:
-        return {}
-    try:
-        return parse_json(bytes(body))
-    except BadInput as exc:
-        raise WebError(Code(exc.code), "the request body: {reason}", reason=Message(exc.template, exc.params)) from None
-
-
-async def table_or_404(request: Request, table_id: str) -> Table:
-    table = await lobby_of(request).get(table_id)
-    if table is None:
-        raise WebError(Code.NOT_FOUND, "there is no table {table}", table=shown_id(table_id))
-    return table
-
-
-@router.get("/games")
-async def games(request: Request) -> dict[str, Any]:
-    levels = lobby_of(request).levels()
-    lang = request_language(request)
-    return {"games": game_catalog(lang), "levels": levels,
-            "level_info": {level: web_text(lang, text) for level, text in level_descriptions(levels).items()},
-            # each level's measured rating per game and player count (issue 14, agents/ladder.py)
-            "level_ratings": {name: {str(n): r for n in range(cls.min_players, cls.max_players + 1)
-                                     if (r := level_ratings(name, n))}
-                              for name in GAMES if (cls := game_class(name))}}
-
-
-@router.get("/stats")
-async def stats(request: Request) -> dict[str, Any]:
-    """Server-side time to check, store and broadcast the last actions (for operators and load
-    tests): only with ``stats_token``, sent as ``Authorization: Bearer TOKEN``."""
-    if not stats_allowed(request.headers.get("authorization"), request.app.state.stats_token):
-        raise WebError(Code.NOT_FOUND, "there is no such page")
-    lobby = lobby_of(request)
-    times = sorted(lobby.timings)
-
-    def ms(q: float) -> float | None:
-        return round(1000 * times[min(len(times) - 1, int(q * len(times)))], 3) if times else None
-
-    return {"tables_in_memory": len(lobby.tables), "actions_timed": len(times), "p50_ms": ms(0.5),
-            "p99_ms": ms(0.99), "max_ms": round(1000 * times[-1], 3) if times else None,
-            "ai_searches_waiting": lobby.ai.waiting(), "ai_searches_peak": lobby.ai.peak}
-
-
-@router.get("/tables")
-async def tables(request: Request, ids: str | None = None) -> dict[str, Any]:
-    """The live tables; with ``ids=a,b,c`` (at most ``MAX_IDS``) those tables instead, whatever their state."""
-    if ids is None:
-        return {"tables": await lobby_of(request).list_tables()}
-    wanted = list(dict.fromkeys(i for i in ids.split(",") if i))
-    if len(ids) > MAX_IDS * 33 or len(wanted) > MAX_IDS or not all(valid_table_id(i) for i in wanted):
-        raise WebError(Code.BAD_REQUEST, "ids: at most {n} table ids, separated by commas", n=MAX_IDS)
-    return {"tables": await lobby_of(request).tables_by_id(wanted) if wanted else []}
-
-
-@router.post("/tables")
-async def create_table(request: Request) -> JSONResponse:
-    wait = request.app.state.creations.take(request.client.host if request.client else "?")
-    if wait > 0:
-        raise WebError(Code.RATE_LIMITED, "too many tables created from your address: try again in {seconds} s",
-                       headers={"Retry-After": str(math.ceil(wait))}, seconds=math.ceil(wait))
-    body, account = await read_json(request), await current_account(request)
-    ratings.check_creation(body, account)  # a rated table needs a logged-in creator (issue 14)
-    table, seat, token = await lobby_of(request).create(body, lang=request_language(request), account=account)
-    return JSONResponse({"id": table.id, "url": f"/t/{table.id}", "seat": seat, "token": token,
-                         "table": table.summary()}, status_code=201)
-
-
-@router.get("/tables/{table_id}")
-async def get_table(request: Request, table_id: str) -> dict[str, Any]:
-    return (await table_or_404(request, table_id)).summary()
-
-
-@router.post("/tables/{table_id}/join")
-async def join(request: Request, table_id: str) -> dict[str, Any]:
-    table = await table_or_404(request, table_id)
-    body = await read_json(request)
-    if not isinstance(body, dict):
-        raise WebError(Code.BAD_REQUEST, "send {\"seat\": n, \"name\": \"...\"}")
-    account = await current_account(request)  # logged in: the seat takes the account's name and follows it
-    ratings.check_seat(table.settings, account, table.seats)  # a rated table: logged-in players only (issue 14)
-    token = await table.join(body.get("seat"), account.name if account else body.get("name"), key=body.get("key"),
-                             account_id=account.id if account else None)
-    return {"id": table.id, "seat": body.get("seat"), "token": token}
-
-
-@router.post("/tables/{table_id}/rematch")
-async def rematch(request: Request, table_id: str) -> dict[str, Any]:
-    table = await table_or_404(request, table_id)
-    body = await read_json(request)
-    token = body.get("token") if isinstance(body, dict) else None
-    new, seat, new_token = await lobby_of(request).rematch(table, token)
-    return {"id": new.id, "url": f"/t/{new.id}", "seat": seat, "token": new_token}
-
-
-@router.get("/tables/{table_id}/record")
-async def record(request: Request, table_id: str) -> Response:
-    table = await table_or_404(request, table_id)
-    if table.status != OVER:
-        raise WebError(Code.NOT_OVER, "the record can be downloaded once the game is over")
-    text = await lobby_of(request).build(lambda: table.record().dumps() + "\n")
-    filename = f"ludoteca-{table.game_name}-{table.id}.json"
-    return Response(text, media_type="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
-
-
-@router.get("/tables/{table_id}/replay")
-async def replay(request: Request, table_id: str) -> dict[str, Any]:
-    table = await table_or_404(request, table_id)
-    if table.status != OVER:
-        raise WebError(Code.NOT_OVER, "the replay is available once the game is over")
-    data: dict[str, Any] = await lobby_of(request).build(table.replay_data)
-    return data

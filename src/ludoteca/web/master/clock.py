@@ -7,6 +7,11 @@ the previous action of the turn (or since the turn began) and passes them to
 
 After a restart the hourglass restarts from the ``time_left`` of the last stored action: the
 time the server was down is not charged to the player to move (see docs/web.md).
+
+A turn-based table's hourglass runs only while the player to move has the table open
+(:meth:`TurnClock.pause` / :meth:`TurnClock.unpause`, set by web/master/pace_clock.py after every change
+and every connection that comes or goes): the time charged with a move (``elapsed``) is the time
+the player had the table open in their turn, measured here, never sent by the browser.
 """
 
 from __future__ import annotations
@@ -31,16 +36,33 @@ class TurnClock:
         self.ref = now()
         self.time_left: float | None = None
         self._handle: asyncio.TimerHandle | None = None
+        self.paused_at: float | None = None
+        """Since when the hourglass is stopped (a turn-based table whose player to move is away)."""
+
+    def _end(self) -> float:
+        return self.paused_at if self.paused_at is not None else self._now()
 
     def elapsed(self) -> float:
-        """Seconds since the previous action, rounded to the millisecond."""
-        return round(max(0.0, self._now() - self.ref), ELAPSED_DIGITS)
+        """Seconds since the previous action (not counting the pauses), rounded to the millisecond."""
+        return round(max(0.0, self._end() - self.ref), ELAPSED_DIGITS)
 
     def remaining(self) -> float | None:
         """Seconds left on the running hourglass (None when no hourglass runs)."""
         if self.time_left is None:
             return None
-        return max(0.0, self.time_left - (self._now() - self.ref))
+        return max(0.0, self.time_left - (self._end() - self.ref))
+
+    def pause(self) -> None:
+        """Stop counting (and the timer) until :meth:`unpause`."""
+        if self.paused_at is None:
+            self.paused_at = self._now()
+        self.cancel()
+
+    def unpause(self) -> None:
+        """Count again from now: the pause is not charged."""
+        if self.paused_at is not None:
+            self.ref += self._now() - self.paused_at
+            self.paused_at = None
 
     def restart(self, time_left: float | None, spent: float = 0.0) -> None:
         """An action was applied: measure from now, with ``time_left`` on the hourglass
@@ -48,12 +70,13 @@ class TurnClock:
         last action another worker stored then; cluster.py)."""
         self.ref = self._now() - max(0.0, spent)
         self.time_left = time_left
+        self.paused_at = None
 
     def arm(self, callback: Callable[[], Any]) -> None:
         """Call ``callback`` (on the running event loop) when the hourglass runs out."""
         self.cancel()
         remaining = self.remaining()
-        if remaining is None:
+        if remaining is None or self.paused_at is not None:
             return
         loop = asyncio.get_running_loop()
         self._handle = loop.call_later(remaining + TIMEOUT_GRACE, callback)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ludoteca.web.errors import Code, WebError
+from ludoteca.web.master import pace
 
 ABANDON_AFTER = 180
 ABANDON_MIN = 1
@@ -58,6 +59,7 @@ def check_settings(request: dict[str, Any]) -> dict[str, Any]:
         raise WebError(Code.BAD_OPTIONS, "'rated' is true (the result updates the players' ratings) or false")
     if rated:
         out["rated"] = True  # absent when false: a casual table's settings stay as they were
+    out.update(pace.check_pace(request))  # a turn-based table's pace (pace.py); nothing for a live one
     return out
 
 

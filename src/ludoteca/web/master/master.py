@@ -15,9 +15,13 @@ thing that changes it. A move (from a browser, an AI seat or the hourglass) goes
    through the ``store`` — nothing changes in memory when that fails, so the request can be
    sent again;
 4. **publish**: ``work`` becomes the position, each action's events join the log, and the
-   ``hub`` sends every viewer what they may see.
+   commit's :class:`~ludoteca.web.master.listeners.Change` is handed to the ``publisher`` (the
+   table's listeners: the viewers told, the timers, the other workers...) and returned.
 
-The master knows no game by name: the clock is ``game.clock()`` / ``state.time_left()``,
+The master gets its store and its publisher as two small interfaces (:class:`Store`,
+:class:`Publisher`) and never calls back into whoever called it: when another worker stored first,
+it raises :class:`Conflicted` with nothing changed, and the caller reads the database and tries
+again (tables.py). It knows no game by name: the clock is ``game.clock()`` / ``state.time_left()``,
 secrecy is in the events and in ``observation(seat)`` (the hub's business).
 """
 
@@ -28,7 +32,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -40,6 +44,7 @@ from ludoteca.core.i18n import N_
 from ludoteca.i18n import Message
 from ludoteca.web.errors import Code, WebError, refusal
 from ludoteca.web.master.clock import TurnClock
+from ludoteca.web.master.listeners import Change
 from ludoteca.web.repository.store import AppendRequest, Conflict, NoteData, SeatData
 
 log = logging.getLogger("ludoteca.web")
@@ -51,8 +56,8 @@ TIMEOUT_JSON: dict[str, Any] = {"timeout": True}
 
 
 class Conflicted(WebError):
-    """Another worker changed the table first: nothing was stored, and the master caught up with
-    the database (the request may be checked again against the new position)."""
+    """Another worker changed the table first: nothing was stored and nothing changed in memory;
+    the caller reads what was stored (``Following.catch_up``) and may check the request again."""
 
 
 class Store(Protocol):
@@ -62,9 +67,12 @@ class Store(Protocol):
 
 
 class Publisher(Protocol):
-    """Who tells the viewers (the table's hub; a recorder in tests)."""
+    """Who is told of each committed change (the table's listeners; a recorder in tests)."""
 
-    def publish(self, log_from: int, everything: bool = False) -> None: ...
+    def committed(self, change: Change) -> None: ...
+
+Fence = tuple[str, int]
+"""Several workers: the (table, token) of the lease a timer's append carries (AppendRequest.fence)."""
 
 
 @dataclass
@@ -144,18 +152,16 @@ class Master:
     """The authoritative position of one table and the only way it changes."""
 
     def __init__(self, table_id: str, game: Game, seed: int, seats: list[Seat], status: str,
-                 store: Store, hub: Publisher, *, actions: list[dict[str, Any]] | None = None,
+                 store: Store, publisher: Publisher, *, actions: list[dict[str, Any]] | None = None,
                  action_seats: list[int | None] | None = None,
-                 now: Callable[[], float] = time.monotonic,
-                 catch_up: Callable[[], Awaitable[Any]] | None = None,
-                 fence: Callable[[], tuple[str, int] | None] | None = None) -> None:
+                 now: Callable[[], float] = time.monotonic) -> None:
         self.table_id = table_id
         self.game = game
         self.seed = seed
         self.seats = seats
         self.status = status
         self.store = store
-        self.hub = hub
+        self.publisher = publisher
         self.state: State = game.new_initial_state()
         self.log: list[Entry] = []
         self.secrets = False
@@ -165,16 +171,8 @@ class Master:
         self.clock = TurnClock(now)
         self.last_move_at = time.time()
         self._timeout = self._timeout_action() if game.clock() is not None else None
-        self.catch_up = catch_up
-        """Several workers (cluster.py): reads what other workers stored since (lock held)."""
-        self.fence = fence
-        """Several workers: the (table, token) of the lease this worker holds, None when it holds
-        none; the appends of the table's timers carry it (repository.AppendRequest.fence)."""
-        self._fence_now: tuple[str, int] | None = None
-        self.news: dict[str, Any] | None = None
-        """What the last commit stored, when it only added actions (several workers: told to the
-        others on the bus so that they need not read it back, tables.py): ``{"from": first seq,
-        "a": [[seat, action], ...], "at": epoch seconds}``; None after any other change."""
+        self._fence_now: Fence | None = None
+        """The lease's token the appends of the operation under way carry (a timer's; else None)."""
         self._replay(actions or [], action_seats or [])
 
     # --- reading ---------------------------------------------------------------------------
@@ -261,107 +259,108 @@ class Master:
         return action
 
     # --- the way in -------------------------------------------------------------------------------
-    async def submit(self, seat: int, data: Any, seq: Any = None) -> None:
-        """A player's move as canonical JSON (a browser): validated, applied, committed, published."""
+    async def submit(self, seat: int, data: Any, seq: Any = None) -> Change:
+        """A player's move as canonical JSON (a browser): validated, applied, committed, published.
+        :class:`Conflicted` when another worker stored first (nothing changed)."""
         async with self.lock:
-            for _ in range(3):
-                try:
-                    self._check_turn(seat, seq)
-                except WebError as exc:
-                    if exc.code in (Code.NOT_YOUR_TURN, Code.NOT_PLAYING) and isinstance(data, dict) \
-                            and self._just_played(seat, data):
-                        # the move this seat just made, again (a tap that crossed the same move played for it)
-                        raise WebError(Code.STALE, "the position changed before your move arrived; it was not "
-                                                   "played") from None
-                    raise
-                try:
-                    await self._play(seat, self.parse(data))
-                    return
-                except Conflicted:
-                    continue  # caught up: checked again against the new position
-            raise WebError(Code.CONFLICT, "the table changed meanwhile and nothing was saved: {reason}",
-                           reason="other workers stored moves again and again")
+            try:
+                self._check_turn(seat, seq)
+            except WebError as exc:
+                if exc.code in (Code.NOT_YOUR_TURN, Code.NOT_PLAYING) and isinstance(data, dict) \
+                        and self._just_played(seat, data):
+                    # the move this seat just made, again (a tap that crossed the same move played for it)
+                    raise WebError(Code.STALE, "the position changed before your move arrived; it was not "
+                                               "played") from None
+                raise
+            return await self._play(seat, self.parse(data))
 
-    async def play(self, seat: int, action: Action, seq: int, only_ai: bool = False) -> bool:
-        """An AI seat's move for the position ``seq``; False (nothing played) when the position
-        changed meanwhile (``only_ai``: or the seat is no longer played by an AI)."""
+    async def play(self, seat: int, action: Action, seq: int, only_ai: bool = False,
+                   fence: Fence | None = None) -> Change | None:
+        """An AI seat's move for the position ``seq`` (``fence``: the lease's token the append
+        carries); None (nothing played) when the position changed meanwhile (``only_ai``: or the
+        seat is no longer played by an AI). :class:`Conflicted` when another worker stored first."""
         async with self.lock:
             if seq != self.seq or self.status != PLAYING or self.to_move() != seat:
-                return False
+                return None
             if only_ai and self.seats[seat].kind != AI:
-                return False  # the seat's player took it back meanwhile
-            if not self.fenced():
-                return False  # another worker runs this table's timers now
+                return None  # the seat's player took it back meanwhile
+            self._fence_now = fence
             try:
-                await self._play(seat, action)
-            except Conflicted:
-                return False
+                return await self._play(seat, action)
             finally:
                 self._fence_now = None
-            return True
 
-    def fenced(self) -> bool:
-        """Before a timer's append (lock held): take the lease's fencing token for it; False when
-        this worker holds no lease on the table (several workers), True with one worker."""
-        if self.fence is None:
-            return True
-        self._fence_now = self.fence()
-        return self._fence_now is not None
-
-    def unfence(self) -> None:
-        self._fence_now = None
-
-    async def timeout(self) -> bool:
-        """The hourglass fired: play the timeout if the time is really out (True), else False."""
+    async def timeout(self, fence: Fence | None = None) -> Change | None:
+        """The hourglass fired: play the timeout if the time is really out, else None."""
         async with self.lock:
             if self.status != PLAYING or self.clock.time_left is None or not self.clock.expired():
-                return False
-            if not self.fenced():
-                return False
+                return None
+            self._fence_now = fence
             try:
-                await self._play_timeout()
-            except Conflicted:
-                return False
+                return await self._play_timeout()
             finally:
                 self._fence_now = None
-            return True
 
-    async def start(self, seats: dict[int, Seat] | None = None) -> None:
+    async def start(self, seats: dict[int, Seat] | None = None) -> Change:
         """Every seat is taken (``seats`` in this same transaction): draw the chance outcomes
         due (the opening ones) and play (lock held). Stored only if the table's status is still
         the one in memory (a join racing an expiry stores nothing)."""
         work = self.state.clone()
         steps = self._chance_steps(work, self.seq)
-        await self._commit(steps, work, status=PLAYING, seats=seats, expect_status=self.status)
+        return await self._commit(steps, work, status=PLAYING, seats=seats, expect_status=self.status)
 
-    async def take_seats(self, seats: dict[int, Seat]) -> None:
+    async def take_seats(self, seats: dict[int, Seat]) -> Change:
         """Seats taken while the table waits or plays (lock held): stored, then published."""
-        await self._commit([], self.state, seats=seats, expect_status=self.status)
+        return await self._commit([], self.state, seats=seats, expect_status=self.status)
 
     async def change(self, seats: dict[int, Seat] | None = None, *, status: str | None = None,
-                     result: dict[str, Any] | None = None, notes: Sequence[NoteData] = ()) -> None:
+                     result: dict[str, Any] | None = None, notes: Sequence[NoteData] = (),
+                     fence: Fence | None = None) -> Change:
         """A change of the table around the game (lock held): seats replaced (a resignation, a seat
         left or handed to an AI, taken back; each only while it still holds the token it had), the
         status and a result the engine did not decide (a resignation, an abandoned table), and the
         notices that tell it: stored in one transaction (nothing changes when that fails), then
-        published. The game record is untouched: it holds the engine's actions only."""
+        published. The game record is untouched: it holds the engine's actions only. ``fence``:
+        a timer's change (an abandoned seat) carries the lease's token."""
         seats = seats or {}
+        previous = self.status
         new_status = status or self.status
-        await self._store(AppendRequest(
-            self.table_id, self.seq, [], new_status if new_status != self.status else None, result, [],
-            expect_status=self.status, notes=list(notes),
-            replace=[(i, seat.data(), self.seats[i].token_hash) for i, seat in sorted(seats.items())]))
+        self._fence_now = fence
+        try:
+            await self._store(AppendRequest(
+                self.table_id, self.seq, [], new_status if new_status != self.status else None, result, [],
+                expect_status=self.status, notes=list(notes),
+                replace=[(i, seat.data(), self.seats[i].token_hash) for i, seat in sorted(seats.items())]))
+        finally:
+            self._fence_now = None
         for i, seat in seats.items():
             self.seats[i] = seat
         self.status = new_status
         if result is not None:
             self.result = result
         self.clock.restart(self.state.time_left() if self.status == PLAYING else None)
-        self.news = None
-        self.hub.publish(self.seq, everything=result is not None and self.secrets)
+        change = Change(self.table_id, self.seq, self.seq, self.status, previous, seats=tuple(sorted(seats)),
+                        notes=tuple(notes), everything=result is not None and self.secrets, at=self.last_move_at)
+        self.publisher.committed(change)
+        return change
+
+    def adopt(self, seats: Sequence[Seat], status: str, result: dict[str, Any] | None) -> bool:
+        """What another worker stored around the game (lock held, after :meth:`absorb`): the seats,
+        the status (a broken table stays broken) and the result; True when something changed."""
+        changed = False
+        if list(seats) != self.seats[:len(seats)] and len(seats) == len(self.seats):
+            self.seats[:] = seats
+            changed = True
+        if status != self.status and self.status != BROKEN:
+            self.status = status
+            changed = True
+        if result is not None and result != self.result:
+            self.result = result
+            changed = True
+        return changed
 
     # --- apply on a copy --------------------------------------------------------------------------
-    async def _play(self, seat: int, action: Action) -> None:
+    async def _play(self, seat: int, action: Action) -> Change:
         """Apply ``action`` for ``seat`` (lock held) with the time spent and the chance that follows."""
         elapsed = None
         if self.clock.time_left is not None:
@@ -380,7 +379,7 @@ class Master:
                     from None
             raise refusal(N_("You cannot make this move now."), self.state.action_to_json(action)) from None
         steps = [Step(seat, data, tuple(events)), *self._chance_steps(work, self.seq + 1)]
-        await self._commit(steps, work)
+        return await self._commit(steps, work)
 
     def _just_played(self, seat: int, data: dict[str, Any]) -> bool:
         """True when ``data`` is the move ``seat`` made last, with only chance since."""
@@ -391,15 +390,15 @@ class Master:
             return entry.seat == seat and {k: v for k, v in entry.action.items() if k != "elapsed"} == wanted
         return False
 
-    async def _play_timeout(self) -> None:
+    async def _play_timeout(self) -> Change | None:
         if self._timeout is None:
-            return
+            return None
         seat = self.to_move()
         work = self.state.clone()
         data = record_json(work, self._timeout, None)
         events = work.apply_action(self._timeout)
         steps = [Step(seat, data, tuple(events)), *self._chance_steps(work, self.seq + 1)]
-        await self._commit(steps, work)
+        return await self._commit(steps, work)
 
     def _chance_steps(self, work: State, seq: int) -> list[Step]:
         steps: list[Step] = []
@@ -416,9 +415,10 @@ class Master:
 
     # --- commit, then publish ----------------------------------------------------------------------
     async def _commit(self, steps: list[Step], work: State, status: str | None = None,
-                      seats: dict[int, Seat] | None = None, expect_status: str | None = None) -> None:
+                      seats: dict[int, Seat] | None = None, expect_status: str | None = None) -> Change:
         """Store ``steps`` and the open ``seats`` taken in one transaction, then make ``work`` the
-        position and publish it (lock held). When storing fails nothing changes in memory."""
+        position, hand the change to the publisher and return it (lock held). When storing fails
+        nothing changes in memory."""
         status = status or self.status
         seats = seats or {}
         result = None
@@ -443,11 +443,11 @@ class Master:
         if result is not None:
             self.result = result
         self.clock.restart(self.state.time_left() if self.status == PLAYING else None)
-        # only actions (the end of the game follows from them): the other workers can replay them
-        plain = steps and not seats and status in (previous, OVER)
-        self.news = {"from": first, "a": [[s.seat, s.action] for s in steps], "at": self.last_move_at} \
-            if plain else None
-        self.hub.publish(first, everything=result is not None and self.secrets)
+        change = Change(self.table_id, first, self.seq, status, previous,
+                        actions=tuple((s.seat, s.action) for s in steps), seats=tuple(sorted(seats)),
+                        everything=result is not None and self.secrets, at=self.last_move_at)
+        self.publisher.committed(change)
+        return change
 
     async def _store(self, request: AppendRequest) -> None:
         request.fence = self._fence_now
@@ -455,9 +455,7 @@ class Master:
             await self.store.append(request)
         except WebError:
             raise
-        except Conflict as exc:
-            if self.catch_up is not None:
-                await self.catch_up()  # memory never runs ahead of the database: read what was stored
+        except Conflict as exc:  # memory never runs ahead of the database: the caller reads what was stored
             raise Conflicted(Code.CONFLICT, "the table changed meanwhile and nothing was saved: {reason}",
                              reason=str(exc)) from None
         except Exception as exc:  # storage failure: nothing changes in memory

@@ -1,205 +1,81 @@
 """Persistent tables through SQLAlchemy Core: SQLite by default, PostgreSQL with a URL.
 
-Four tables (a column added by a newer version is added to an older database at start-up):
-
-- ``ludo_tables``: one row per game table (game, options, seed, status, result, rematch link);
-- ``ludo_seats``: one row per seat (open / human / ai, the AI level, the player's name, the
-  SHA-256 of the seat's secret token — the token itself is never stored);
-- ``ludo_actions``: every accepted action in order, as canonical JSON (chance outcomes too);
-- ``ludo_notes``: the table's life around the game: chat lines and notices (a resignation, a seat
-  left or handed to an AI, rematch offers), each with its channel and the action count it follows;
-- ``ludo_accounts`` and ``ludo_sessions``: optional accounts (argon2 hash of the password, never the
-  password) and their login sessions (SHA-256 of the cookie's token); a seat taken by a logged-in
-  player holds its ``account_id`` (web/accounts/accounts.py);
-- ``ludo_ratings`` and ``ludo_rating_history``: each account's rating per game and player count, and
-  its value after each rated table, one row per (account, table) (web/accounts/ratings.py).
+The tables are declared in web/repository/schema.py (which says how a new part of the server adds
+its own), the data read and written in records.py; accounts and sessions in account_store.py.
 
 A table is rebuilt by replaying its actions, so the actions are the source of truth. Every
 statement is built with SQLAlchemy Core (compiled once and cached by SQLAlchemy), so the same
 code runs on every database.
 
-:class:`Repository` is synchronous. :class:`GroupCommit` is its asynchronous front for the
-server's hot path: appends that arrive while a commit runs are committed together in the next
-transaction, and when that transaction fails each one is retried alone.
+:class:`Repository` is synchronous. :class:`GroupCommit` (group_commit.py) is its asynchronous
+front for the server's hot path: appends that arrive while a commit runs are committed together in
+the next transaction, and when that transaction fails each one is retried alone.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    Column,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    UniqueConstraint,
     and_,
     bindparam,
     create_engine,
     event,
     insert,
-    inspect,
     or_,
     select,
     text,
     update,
 )
 from sqlalchemy.engine import Connection, Engine, Row
-from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
-from sqlalchemy.schema import CreateColumn
+from sqlalchemy.exc import IntegrityError
 
 from ludoteca.web.hub.leases import FencedOut, check_fences
+from ludoteca.web.repository.account_store import AccountStore, name_key
+from ludoteca.web.repository.deadlines import deadlines_t
+from ludoteca.web.repository.group_commit import GroupCommit
+from ludoteca.web.repository.records import (
+    AccountData,
+    AppendRequest,
+    Conflict,
+    DuplicateName,
+    NoteData,
+    SeatData,
+    SessionData,
+    TableData,
+    TableDelta,
+)
+from ludoteca.web.repository.schema import (
+    NOTES_LOADED,
+    OPEN,
+    PLAYING,
+    WAITING,
+    accounts_t,
+    actions_t,
+    admin_log_t,
+    attempts_t,
+    create_schema,
+    metadata,
+    notes_t,
+    rating_history_t,
+    ratings_t,
+    seats_t,
+    sessions_t,
+    tables_t,
+)
+
+__all__ = [
+    "NOTES_LOADED", "OPEN", "PLAYING", "SQLITE_FILE", "WAITING", "AccountData", "AppendRequest", "Conflict",
+    "DuplicateName", "GroupCommit", "NoteData", "Repository", "SeatData", "SessionData", "TableData", "TableDelta",
+    "accounts_t", "actions_t", "admin_log_t", "attempts_t", "database_url", "metadata", "name_key", "notes_t",
+    "rating_history_t", "ratings_t", "seats_t", "sessions_t", "tables_t",
+]
 
 SQLITE_FILE = "ludoteca.sqlite3"
-SCHEMA_TRIES = 10
-"""Tries at creating the tables while another process creates them too."""
-OPEN = "open"
-WAITING = "waiting"
-PLAYING = "playing"
-
-metadata = MetaData()
-
-tables_t = Table(
-    "ludo_tables", metadata,
-    Column("id", String(32), primary_key=True),
-    Column("game", String(32), nullable=False),
-    Column("options", Text, nullable=False),
-    Column("seed", BigInteger, nullable=False),
-    Column("status", String(16), nullable=False, index=True),
-    Column("created_at", Float, nullable=False),
-    Column("updated_at", Float, nullable=False),
-    Column("n_actions", Integer, nullable=False, default=0),
-    Column("result", Text, nullable=True),
-    Column("rematch_id", String(32), nullable=True),
-    Column("rematch_of", String(32), nullable=True),
-    Column("unlisted", Boolean, nullable=True, default=False),
-    Column("settings", Text, nullable=True),
-)
-
-seats_t = Table(
-    "ludo_seats", metadata,
-    Column("table_id", String(32), ForeignKey("ludo_tables.id", ondelete="CASCADE"), primary_key=True),
-    Column("seat", Integer, primary_key=True),
-    Column("kind", String(8), nullable=False),
-    Column("level", String(64), nullable=True),
-    Column("name", String(64), nullable=True),
-    Column("token_hash", String(64), nullable=True),
-    Column("away_since", Float, nullable=True),
-    Column("account_id", Integer, nullable=True),
-)
-
-actions_t = Table(
-    "ludo_actions", metadata,
-    Column("table_id", String(32), ForeignKey("ludo_tables.id", ondelete="CASCADE"), primary_key=True),
-    Column("seq", Integer, primary_key=True),
-    Column("seat", Integer, nullable=True),
-    Column("action", Text, nullable=False),
-    Column("created_at", Float, nullable=False),
-)
-
-notes_t = Table(
-    "ludo_notes", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("table_id", String(32), ForeignKey("ludo_tables.id", ondelete="CASCADE"), nullable=False, index=True),
-    Column("kind", String(16), nullable=False),
-    Column("channel", String(16), nullable=False),
-    Column("at_seq", Integer, nullable=False),
-    Column("data", Text, nullable=False),
-    Column("created_at", Float, nullable=False),
-)
-
-accounts_t = Table(
-    "ludo_accounts", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("name", String(64), nullable=False),
-    Column("name_key", String(64), nullable=False, unique=True),
-    Column("password_hash", String(255), nullable=False),
-    Column("created_at", Float, nullable=False),
-    Column("role", String(16), nullable=True),
-    Column("suspended_at", Float, nullable=True),
-)
-"""Accounts (web/accounts/accounts.py): ``name_key`` is the casefolded name (names are unique whatever their case);
-``role`` is ``admin`` for the club's moderators (web/accounts/moderation.py), else null; a suspended account
-(``suspended_at``) cannot log in and its sessions no longer count."""
-
-admin_log_t = Table(
-    "ludo_admin_log", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("at", Float, nullable=False, index=True),
-    Column("admin_id", Integer, nullable=True),
-    Column("admin", String(64), nullable=False),
-    Column("action", String(32), nullable=False),
-    Column("target", String(128), nullable=False),
-    Column("detail", Text, nullable=True),
-)
-"""Every moderator's action, who did it and to what (web/accounts/moderation.py): kept, never edited."""
-
-sessions_t = Table(
-    "ludo_sessions", metadata,
-    Column("token_hash", String(64), primary_key=True),
-    Column("account_id", Integer, ForeignKey("ludo_accounts.id", ondelete="CASCADE"), nullable=False, index=True),
-    Column("csrf", String(64), nullable=False),
-    Column("created_at", Float, nullable=False),
-    Column("expires_at", Float, nullable=False, index=True),
-)
-"""Login sessions: the SHA-256 of the session cookie's token (never the token), its CSRF token, its expiry."""
-
-NOTES_LOADED = 300
-"""Notes (chat and notices) loaded with a table: the most recent ones."""
-
-ratings_t = Table(
-    "ludo_ratings", metadata,
-    Column("account_id", Integer, primary_key=True),
-    Column("game", String(32), primary_key=True),
-    Column("players", Integer, primary_key=True),
-    Column("mu", Float, nullable=False),
-    Column("sigma", Float, nullable=False),
-    Column("games", Integer, nullable=False),
-    Column("wins", Integer, nullable=False),
-    Column("updated_at", Float, nullable=False),
-)
-"""An account's rating per game and player count (web/accounts/ratings.py: issue 14)."""
-
-rating_history_t = Table(
-    "ludo_rating_history", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("account_id", Integer, nullable=False),
-    Column("table_id", String(32), nullable=False),
-    Column("game", String(32), nullable=False),
-    Column("players", Integer, nullable=False),
-    Column("mu", Float, nullable=False),
-    Column("sigma", Float, nullable=False),
-    Column("display", Integer, nullable=False),
-    Column("rank", Integer, nullable=False),
-    Column("at", Float, nullable=False),
-    UniqueConstraint("account_id", "table_id", name="ludo_rating_history_once"),
-    Index("ludo_rating_history_account", "account_id", "game", "players", "at"),
-)
-"""One row per account and rated table, after its rating was updated: a table is rated once."""
-
-attempts_t = Table(
-    "ludo_attempts", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("key", String(200), nullable=False),
-    Column("at", Float, nullable=False, index=True),
-    Index("ludo_attempts_key", "key", "at"),
-)
-"""Counted attempts every worker shares (web/accounts/attempts.py): failed log-ins, sign-ups; one row each."""
-
 
 _INSERT_ACTION = insert(actions_t)
 _ADVANCE = (
@@ -232,132 +108,6 @@ _REPLACE_TOKENLESS_SEAT = (
 still holds the token it had when the change was decided."""
 
 
-@dataclass
-class SeatData:
-    kind: str  # "open", "human" or "ai"
-    level: str | None = None
-    name: str | None = None
-    token_hash: str | None = None
-    away_since: float | None = None
-    """Since when (epoch seconds) the seat's player has had no connection, when stored (tables.py)."""
-    account_id: int | None = None
-    """The account of the logged-in player who took the seat (None: a typed name, an AI, open)."""
-
-
-@dataclass
-class AccountData:
-    """One stored account (``ludo_accounts``)."""
-
-    id: int
-    name: str
-    created_at: float
-    password_hash: str
-    role: str | None = None
-    """``admin`` for a moderator, else None."""
-    suspended_at: float | None = None
-    """When a moderator suspended the account (None: active)."""
-
-
-@dataclass
-class SessionData:
-    """One stored login session with its account."""
-
-    account: AccountData
-    csrf: str
-    expires_at: float
-
-
-class DuplicateName(Exception):
-    """:meth:`Repository.create_account`: an account with that name (whatever its case) exists."""
-
-
-@dataclass
-class NoteData:
-    """A chat line or a notice of a table (stored in ``ludo_notes``)."""
-
-    kind: str
-    """``chat``, or a notice: ``resigned``, ``left``, ``ai_took_over``, ``took_back``, ``abandoned``,
-    ``rematch_offer``, ``rematch_accept``, ``rematch_decline``."""
-    channel: str
-    """``all`` (every viewer) or ``spectators`` (spectators only: separate chat)."""
-    at_seq: int
-    """The number of actions played when it happened (where it goes in the log)."""
-    data: dict[str, Any]
-    created_at: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "channel": self.channel, "at": self.at_seq, "time": round(self.created_at, 3),
-                **self.data}
-
-
-@dataclass
-class TableData:
-    """Everything stored about one table, as plain data."""
-
-    id: str
-    game: str
-    options: dict[str, Any]
-    seed: int
-    status: str
-    created_at: float
-    updated_at: float
-    seats: list[SeatData]
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    action_seats: list[int | None] = field(default_factory=list)
-    action_times: list[float] = field(default_factory=list)
-    result: dict[str, Any] | None = None
-    rematch_id: str | None = None
-    rematch_of: str | None = None
-    unlisted: bool = False
-    settings: dict[str, Any] = field(default_factory=dict)
-    """The table's own settings (tables.py ``TableSettings``): abandoned seats, chat channels."""
-    notes: list[NoteData] = field(default_factory=list)
-    """The most recent notes (at most :data:`NOTES_LOADED`), oldest first."""
-    last_note_id: int = 0
-    """The id of the newest stored note (a worker catching up asks for the notes after it)."""
-
-
-@dataclass
-class TableDelta:
-    """What changed in a table's stored data since a worker last read it (:meth:`Repository.delta`):
-    the actions after the given ``seq``, the seats, status and result, the notes after a note id."""
-
-    status: str
-    result: dict[str, Any] | None
-    rematch_id: str | None
-    seats: list[SeatData]
-    actions: list[tuple[int | None, dict[str, Any]]]
-    action_times: list[float]
-    notes: list[NoteData]
-    last_note_id: int
-
-
-@dataclass
-class AppendRequest:
-    """Actions to store for one table (see :meth:`Repository.append_batch`)."""
-
-    table_id: str
-    first_seq: int
-    actions: list[tuple[int | None, dict[str, Any]]]
-    status: str | None = None
-    result: dict[str, Any] | None = None
-    seats: list[tuple[int, SeatData]] = field(default_factory=list)
-    """Open seats taken in the same transaction (the last join and the game's start are one)."""
-    expect_status: str | None = None
-    """Store nothing unless the table still has this status (e.g. a join to a table that expired)."""
-    replace: list[tuple[int, SeatData, str | None]] = field(default_factory=list)
-    """Seats changed by the table's life: (seat, new data, the token hash it must still hold)."""
-    notes: list[NoteData] = field(default_factory=list)
-    """Notices stored in the same transaction."""
-    fence: tuple[str, int] | None = None
-    """(table, lease token): store nothing unless that lease is still held with that token
-    (appends made by a table's timers: the AI, the hourglass, abandoned seats; leases.py)."""
-
-
-class Conflict(Exception):
-    """A conditional write found the table changed (a seat taken, a status changed): nothing stored."""
-
-
 def database_url(data_dir: str | Path | None, url: str | None) -> str:
     """The SQLAlchemy URL to use: ``url`` if given, else a SQLite file in ``data_dir``."""
     if url:
@@ -376,16 +126,6 @@ def _seat(row: Row[Any]) -> SeatData:
                     away_since=row.away_since, account_id=row.account_id)
 
 
-def _account(row: Row[Any]) -> AccountData:
-    return AccountData(id=int(row.id), name=row.name, created_at=row.created_at, password_hash=row.password_hash,
-                       role=row.role, suspended_at=row.suspended_at)
-
-
-def name_key(name: str) -> str:
-    """The form of an account name that must be unique: casefolded."""
-    return name.casefold()
-
-
 def _note(row: Row[Any]) -> NoteData:
     return NoteData(kind=row.kind, channel=row.channel, at_seq=row.at_seq, data=json.loads(row.data),
                     created_at=row.created_at)
@@ -395,8 +135,7 @@ def _note_rows(table_id: str, notes: list[NoteData]) -> list[dict[str, Any]]:
     return [{"table_id": table_id, "kind": n.kind, "channel": n.channel, "at_seq": n.at_seq, "data": _dumps(n.data),
              "created_at": n.created_at or time.time()} for n in notes]
 
-
-class Repository:
+class Repository(AccountStore):
     """Synchronous storage of tables, seats and actions."""
 
     def __init__(self, url: str, echo: bool = False) -> None:
@@ -409,17 +148,7 @@ class Repository:
         self.engine: Engine = create_engine(url, **kwargs)
         if self.dialect == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        for attempt in range(SCHEMA_TRIES):
-            try:
-                metadata.create_all(self.engine)
-                break
-            except (OperationalError, ProgrammingError, IntegrityError):
-                # another process (a worker, a test, `ludoteca backup`) is creating them at the same
-                # moment: what it made is there on the next try
-                if attempt == SCHEMA_TRIES - 1:
-                    raise
-                time.sleep(0.05 * (attempt + 1))
-        _add_missing_columns(self.engine)
+        create_schema(self.engine)
         self._writer: Connection | None = None
         """The connection of :meth:`append_batch` (the hot path), kept open between commits and
         replaced after any failure; appends never run concurrently (one storage thread)."""
@@ -651,8 +380,10 @@ class Repository:
             last_note_id=max([note_id, *(int(n.id) for n in notes)]))
 
     def table_ids(self, statuses: tuple[str, ...], limit: int | None = None) -> list[str]:
-        """Ids of the tables in ``statuses``, oldest first (the ``limit`` most recently changed)."""
-        q = select(tables_t.c.id, tables_t.c.created_at).where(tables_t.c.status.in_(statuses))
+        """Ids of the tables in ``statuses``, oldest first (the ``limit`` most recently changed). Turn-based
+        tables are left out: their deadlines load them when due (web/master/deadlines.py)."""
+        q = (select(tables_t.c.id, tables_t.c.created_at)
+             .where(tables_t.c.status.in_(statuses), tables_t.c.id.not_in(select(deadlines_t.c.table_id))))
         if limit is not None:
             q = q.order_by(tables_t.c.updated_at.desc()).limit(limit)
         with self.engine.connect() as conn:
@@ -680,8 +411,9 @@ class Repository:
             q = select(tables_t).where(or_(tables_t.c.unlisted.is_(None), tables_t.c.unlisted.is_(False)))
         if statuses:
             q = q.where(tables_t.c.status.in_(statuses))
-        if active_since is not None:
-            q = q.where(or_(tables_t.c.status != PLAYING, tables_t.c.updated_at >= active_since))
+        if active_since is not None:  # a turn-based table waits days for a move: listed while in play
+            q = q.where(or_(tables_t.c.status != PLAYING, tables_t.c.updated_at >= active_since,
+                            tables_t.c.id.in_(select(deadlines_t.c.table_id))))
         q = q.order_by(tables_t.c.updated_at.desc()).limit(limit)
         with self.engine.connect() as conn:
             rows = list(conn.execute(q))
@@ -698,6 +430,7 @@ class Repository:
                 "result": json.loads(r.result) if r.result else None,
                 "seats": [{"kind": x.kind, "level": x.level, "name": x.name} for x in seats[r.id]],
                 "rated": '"rated":true' in (r.settings or ""),  # issue 14: a rated table (web/accounts/ratings.py)
+                **pace_of(r.settings),
             }
             for r in rows
         ]
@@ -712,158 +445,23 @@ class Repository:
         q = select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)
         return [_seat(r) for r in conn.execute(q)]
 
-    # --- accounts and sessions (web/accounts/accounts.py) -----------------------------------------
-    def create_account(self, name: str, password_hash: str) -> int:
-        """A new account; returns its id. :class:`DuplicateName` if the casefolded name is taken. The
-        club's first account is its first moderator (``role`` admin)."""
-        try:
-            with self.engine.begin() as conn:
-                first = conn.execute(select(accounts_t.c.id).limit(1)).first() is None
-                done = conn.execute(insert(accounts_t).values(
-                    name=name, name_key=name_key(name), password_hash=password_hash, created_at=time.time(),
-                    role="admin" if first else None))
-                key = done.inserted_primary_key
-                return int(key[0]) if key is not None else 0
-        except IntegrityError as exc:
-            raise DuplicateName(name) from exc
-
-    def account_by_id(self, account_id: int) -> AccountData | None:
-        with self.engine.connect() as conn:
-            row = conn.execute(select(accounts_t).where(accounts_t.c.id == account_id)).first()
-        return _account(row) if row is not None else None
-
-    def account_by_name(self, name: str) -> AccountData | None:
-        """The account with that name, whatever its case."""
-        with self.engine.connect() as conn:
-            row = conn.execute(select(accounts_t).where(accounts_t.c.name_key == name_key(name))).first()
-        return _account(row) if row is not None else None
-
-    def set_password_hash(self, account_id: int, password_hash: str) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(update(accounts_t).where(accounts_t.c.id == account_id).values(password_hash=password_hash))
-
-    def create_session(self, token_hash: str, account_id: int, csrf: str, expires_at: float) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(insert(sessions_t).values(token_hash=token_hash, account_id=account_id, csrf=csrf,
-                                                   created_at=time.time(), expires_at=expires_at))
-
-    def session(self, token_hash: str, now: float) -> SessionData | None:
-        """The session with that token hash and its account, unless it expired before ``now``."""
-        q = (select(sessions_t.c.csrf, sessions_t.c.expires_at, accounts_t)
-             .join(accounts_t, accounts_t.c.id == sessions_t.c.account_id)
-             .where(sessions_t.c.token_hash == token_hash, sessions_t.c.expires_at > now,
-                    accounts_t.c.suspended_at.is_(None)))
-        with self.engine.connect() as conn:
-            row = conn.execute(q).first()
-        if row is None:
-            return None
-        return SessionData(account=_account(row), csrf=row.csrf, expires_at=row.expires_at)
-
-    def extend_session(self, token_hash: str, expires_at: float) -> None:
-        """Sliding expiry: the session lasts until ``expires_at``."""
-        with self.engine.begin() as conn:
-            conn.execute(update(sessions_t).where(sessions_t.c.token_hash == token_hash)
-                         .values(expires_at=expires_at))
-
-    def delete_session(self, token_hash: str) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(sessions_t.delete().where(sessions_t.c.token_hash == token_hash))
-
-    def delete_expired_sessions(self, now: float) -> int:
-        """Forget the sessions expired before ``now``; returns how many."""
-        with self.engine.begin() as conn:
-            return int(conn.execute(sessions_t.delete().where(sessions_t.c.expires_at <= now)).rowcount or 0)
-
-    def account_seat(self, table_id: str, account_id: int) -> int | None:
-        """The first seat of the table taken by that account (None: none)."""
-        q = (select(seats_t.c.seat).where(seats_t.c.table_id == table_id, seats_t.c.account_id == account_id,
-                                          seats_t.c.kind == "human").order_by(seats_t.c.seat).limit(1))
-        with self.engine.connect() as conn:
-            seat = conn.execute(q).scalar()
-        return int(seat) if seat is not None else None
 
 
-class GroupCommit:
-    """The asynchronous front of :meth:`Repository.append_batch` (the server's hot path).
-
-    ``run(fn, *args)`` runs a storage call (inline for SQLite, in a storage thread otherwise).
-    :meth:`append` stores one table's request: requests that arrive while a commit is running
-    are committed together in the next transaction; if that transaction fails, each request is
-    retried alone, so that one table's failure never loses another's move."""
-
-    def __init__(self, repo: Repository, run: Callable[..., Awaitable[Any]]) -> None:
-        self.repo = repo
-        self.run = run
-        self._pending: list[tuple[AppendRequest, asyncio.Future[None]]] = []
-        self._draining = False
-        self._drainer: asyncio.Future[None] | None = None
-        self.transactions = 0
-        """Transactions committed or tried (tests)."""
-
-    async def append(self, request: AppendRequest) -> None:
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append((request, fut))
-        if not self._draining:
-            self._draining = True
-            self._drainer = asyncio.ensure_future(self._drain())
-        await fut
-
-    async def _drain(self) -> None:
-        try:
-            await asyncio.sleep(0)  # let the actions that arrived in this loop turn join the batch
-            while self._pending:
-                batch, self._pending = self._pending, []
-                try:
-                    self.transactions += 1
-                    await self.run(self.repo.append_batch, [req for req, _ in batch])
-                    for _, fut in batch:
-                        _resolve(fut, None)
-                except Exception:
-                    await self._one_by_one(batch)
-        finally:
-            self._draining = False
-
-    async def _one_by_one(self, batch: list[tuple[AppendRequest, asyncio.Future[None]]]) -> None:
-        for req, fut in batch:
-            try:
-                self.transactions += 1
-                await self.run(self.repo.append_batch, [req])
-                _resolve(fut, None)
-            except Exception as exc:
-                if not fut.done():
-                    fut.set_exception(exc)
+def pace_of(settings: str | None) -> dict[str, Any]:
+    """A stored table's pace as the lobby lists it (web/master/pace.py): ``pace`` and, turn-based,
+    ``move_time``."""
+    try:
+        data = json.loads(settings) if settings else {}
+    except ValueError:
+        data = {}
+    if isinstance(data, dict) and data.get("pace") == "turn-based":
+        return {"pace": "turn-based", "move_time": data.get("move_time")}
+    return {"pace": "live"}
 
 
 def _plain(req: AppendRequest) -> bool:
     """An append that only adds actions (no status, result or condition on the status)."""
     return req.status is None and req.result is None and req.expect_status is None
-
-
-def _resolve(fut: asyncio.Future[None], value: None) -> None:
-    if not fut.done():
-        fut.set_result(value)
-
-
-def _add_missing_columns(engine: Engine) -> None:
-    """Add the columns a newer version declares to tables created by an older one (``create_all``
-    creates missing tables, never missing columns). Only nullable columns are added, empty."""
-    existing = inspect(engine)
-    with engine.begin() as conn:
-        for table in metadata.sorted_tables:
-            if not existing.has_table(table.name):
-                continue
-            present = {c["name"] for c in existing.get_columns(table.name)}
-            for column in table.columns:
-                if column.name not in present and column.nullable:
-                    conn.execute(_add_column(engine, table, column))
-
-
-def _add_column(engine: Engine, table: Table, column: Column[Any]) -> Any:
-    """``ALTER TABLE ... ADD COLUMN``: SQLAlchemy 2.0 has no construct for it; the column's DDL
-    (name quoted, type compiled) comes from the dialect itself (``CreateColumn``)."""
-    prep = engine.dialect.identifier_preparer
-    ddl = CreateColumn(column).compile(dialect=engine.dialect)
-    return text(f"ALTER TABLE {prep.format_table(table)} ADD COLUMN {ddl}")
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -1,9 +1,14 @@
 // The /login and /signup pages (issue 14, optional accounts): one form, two modes; every text through t().
+// The same page is the account page /account (issue 25: notices by e-mail, push and webhook: notices.js) and
+// the pages the notices' e-mails link to: /notices/verify and /notices/unsubscribe.
 import {api, h, me} from "./common.js";
 import {languageSwitch, t, translatePage} from "./i18n.js";
+import {linkPage, noticesPage} from "./notices.js";
 
 const $ = (id) => document.getElementById(id);
 const signup = location.pathname === "/signup";
+const mode = {"/account": "account", "/notices/verify": "verify", "/notices/unsubscribe": "unsubscribe"}[location.pathname]
+  || "login";
 
 /** Where to go once logged in: the page that sent us here (?next=/t/abc), same site only; else the lobby. */
 function nextPage() {
@@ -77,4 +82,9 @@ function setup() {
 
 translatePage();
 $("top").append(languageSwitch());
-setup();
+if (mode === "login") setup();
+else {
+  $("account-form").closest("section").hidden = true;
+  if (mode === "account") noticesPage();
+  else linkPage(mode);
+}

@@ -2,8 +2,8 @@
 // into an <svg>, then the cells of the last move framed. (The guided game uses it; the table's
 // renderBoard and the rules diagrams do the same steps.)
 //
-// ctx is what table.js context() builds: {svg, controls, pos, legal, you, seats, names, colors, ui, act,
-// toMove, redraw, replay, status}.
+// The client's interface (render(ctx), phaseText, seatInfo, describe, EVENTS, ANNOUNCE, lastMoveCells, …)
+// and ctx's fields: docs/architecture.md, "Adding a game" (the example: games/_example/client.js).
 import {h, lastMoveCells, svg} from "./common.js";
 import {t} from "./i18n.js";
 

@@ -87,7 +87,8 @@ export function accountNav() {
         location.reload();
       });
       nav.replaceChildren(h("a", {class: "account-name", id: "account-name", // the profile (issue 14: ratings)
-        href: `/players/${encodeURIComponent(account.name)}`}, account.name), out);
+        href: `/players/${encodeURIComponent(account.name)}`}, account.name),
+      h("a", {href: "/account", id: "account-notices"}, t("Notices")), out); // issue 25: the account's notices
     } else if (!["/login", "/signup"].includes(location.pathname)) {
       const next = encodeURIComponent(location.pathname + location.search);
       nav.replaceChildren(h("a", {href: `/login?next=${next}`, id: "login-link"}, t("Log in")));
@@ -273,6 +274,7 @@ export function reasonText(result, seats) {
   if (result.reason === "resigned") return t("{name} resigned.", {name});
   if (result.reason === "abandoned") return t("{name} left the table: it ended without a winner.", {name});
   if (result.reason === "closed") return t("A moderator closed the table.");
+  if (result.reason === "time") return t("{name}'s time ran out.", {name}); // a win claimed (turn-based)
   return "";
 }
 

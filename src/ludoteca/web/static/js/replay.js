@@ -2,6 +2,7 @@
 import {zoomTools} from "./board.js";
 import {COLORS, announcements, api, entryText, h, loadClient, logLines, resultText, seatName} from "./common.js";
 import {languageSwitch, t, tn, translatePage} from "./i18n.js";
+import {A, betterPosition, decorate, moveBox, startAnalysis, updateGraph} from "./replay-analysis.js";
 
 const $ = (id) => document.getElementById(id);
 const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -24,8 +25,11 @@ function announced(i) {
 
 function show(step) {
   const d = R.data;
-  R.step = Math.max(0, Math.min(d.positions.length - 1, step));
-  const pos = d.positions[R.step];
+  const next = Math.max(0, Math.min(d.positions.length - 1, step));
+  if (next !== R.step) A.betterShown = false; // another position: the move played again
+  R.step = next;
+  const better = betterPosition(R.step); // the analysis: the position after the better move
+  const pos = better ? better.pos : d.positions[R.step];
   const nm = names();
   $("slider").value = R.step;
   $("step").textContent = t("position {n} / {total}", {n: R.step, total: d.positions.length - 1});
@@ -43,7 +47,10 @@ function show(step) {
     $("banner").textContent = phase ? t("After: {move} — next: {phase}", {move: text, phase})
       : t("After: {move}", {move: text});
   }
-  const news = R.step > 0 ? announced(R.step - 1) : [];
+  if (better) $("banner").textContent = better.text;
+  moveBox(R.step);
+  updateGraph(R.step);
+  const news = R.step > 0 && !better ? announced(R.step - 1) : [];
   $("announce").hidden = !news.length;
   $("announce").replaceChildren(...news.map((text) => h("div", {class: "announce-line"}, text)));
   const board = $("board");
@@ -78,6 +85,7 @@ function renderLog() {
       .filter(Boolean).join(" "), value: first + 1, dataset: {first: first + 1, step: last + 1}},
     line.group ? h("details", {}, h("summary", {}, line.text),
     ...line.entries.map((x) => h("div", {class: "group-item"}, entryText(R.renderer, x, nm)))) : line.text);
+    decorate(li, line.entries.map((e) => e.i)); // the analysis's label, loss and better move
     li.addEventListener("click", (ev) => {
       if (ev.target.closest("summary")) return; // opening a group does not move
       show(last + 1);
@@ -118,6 +126,8 @@ async function init() {
     else if (ev.key === "End") show(d.positions.length - 1);
   });
   show(0);
+  startAnalysis({tableId, renderer: R.renderer, names, moveText: (i) => entryText(R.renderer, entryOf(i), names()),
+    step: () => R.step, go: (n) => show(n), redraw: () => show(R.step), analysed: () => { renderLog(); show(R.step); }});
 }
 
 init();

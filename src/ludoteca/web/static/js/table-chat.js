@@ -1,4 +1,4 @@
-// The table's chat (web/master/table_talk.py): shown or hidden (remembered in this browser), a line sent by a player
+// The table's chat (web/master/talk.py): shown or hidden (remembered in this browser), a line sent by a player
 // or a spectator (with the name typed), the lines and the notices drawn; spectators apart when the table says so.
 import {getName, h} from "./common.js";
 import {t} from "./i18n.js";

@@ -23,8 +23,14 @@ export function noteText(n) {
       return n.ended ? t("{name} resigned.", p) : t("{name} resigned; the AI ({level}) plays the seat.", p);
     case "left": return t("{name} left the seat.", p);
     case "ai_took_over":
+      if (n.why === "time") return t("{name} missed a second move: the AI ({level}) plays the seat until the end.", p);
       return n.why === "left" ? t("{name} left; the AI ({level}) plays the seat.", p)
         : t("{name} was away too long; the AI ({level}) plays the seat until they take it back.", p);
+    case "timed_out": // a turn-based table's deadline (web/master/deadlines.py)
+      if (n.then === "claim") return t("{name}'s time ran out: the opponent may claim the win.", p);
+      return t("{name}'s time ran out: the AI played this move for them.", p);
+    case "claimed":
+      return t("{name} claimed the win: {late}'s time had run out.", {...p, late: n.late_name || t("Seat {n}", {n: Number(n.late) + 1})});
     case "took_back": return t("{name} took the seat back.", p);
     case "abandoned":
       return n.why === "left" ? t("{name} left: the table ends without a winner.", p)

@@ -8,7 +8,7 @@ export const S = {
   game: null, msg: null, log: [], renderer: null, ui: {}, seq: -1, ws: null, retry: 0,
   clockAt: 0, chain: Promise.resolve(), sent: false, closedForGood: false, seatsAt: 0, rematchOf: null,
   announced: -1, // the newest log entry whose events were announced (a snapshot's history is not)
-  notes: [], // the table's notices and chat lines (server: web/master/table_talk.py), in order
+  notes: [], // the table's notices and chat lines (server: web/master/talk.py), in order
   sounds: [], // the sounds played (kinds), for tests
   wasMine: false,
 };

@@ -8,6 +8,7 @@ import {COLORS, announcements, api, describe, entryText, getName, getSeat, h, lo
 import {LANG, languageSwitch, t, tn, translatePage} from "./i18n.js";
 import {isMe, renderChat, setupChat} from "./table-chat.js";
 import {clockText, levelName, noteText} from "./table-notes.js";
+import {showPace} from "./table-pace.js";
 import {beep, setupSounds} from "./table-sounds.js";
 import {$, S, names, send, tableId, toast} from "./table-state.js";
 
@@ -123,6 +124,7 @@ async function onMessage(m) {
       S.clockAt = performance.now();
       S.seatsAt = S.clockAt;
       renderAll();
+      showPace(m); // a turn-based table: the time left (table-pace.js)
       if (m.type === "snapshot" && (window.innerHeight <= 500 || window.innerWidth <= 600) && window.scrollY < 8) {
         // a phone: the game fills the screen, the header (and its menu) is just above it
         window.scrollTo(0, window.scrollY + $("play-bar").getBoundingClientRect().top);

@@ -1,10 +1,14 @@
-# The random number generator of every compiled engine and of the compiled search (Cython include
-# file: ``include "../../core/_rng.pxi"`` from a game's ``_compiled.pyx``; needs
-# ``from libc.stdint cimport uint64_t``).
+# The random number generator of every compiled engine and of the compiled search, shared with
+# ``cimport`` (a declarations file of inline functions: nothing is imported at run time):
+#
+#     from ludoteca.core._rng cimport _next, _below
 #
 # SplitMix64 (Steele, Lea & Flood 2014).
 # Fast, 64-bit state, passes BigCrush; a seed fixes the whole run. A draw in [0, m) is Lemire's
 # multiply-shift of the high 32 bits (bias below m / 2**32).
+
+from libc.stdint cimport uint64_t
+
 
 cdef inline uint64_t _next(uint64_t* s) noexcept nogil:
     s[0] += <uint64_t>0x9E3779B97F4A7C15

@@ -1,6 +1,6 @@
-"""Seats: the secret tokens that let a connection act for a seat, joining an open seat (the last one
-starts the game), a seat following its account to another device, and rematch seats kept for the
-previous game's players."""
+"""A table's seats: the secret tokens that let a connection act for a seat, joining an open seat (the
+last one starts the game), a seat following its account to another device, and rematch seats kept
+for the previous game's players."""
 
 from __future__ import annotations
 
@@ -8,14 +8,16 @@ import re
 import secrets
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.hub.hub import Connection
+from ludoteca.web.master.host import clean_name, hash_token
 from ludoteca.web.master.master import EXPIRED, HUMAN, OPEN, PLAYING, WAITING, Seat
-from ludoteca.web.master.table_core import clean_name, hash_token
-from ludoteca.web.master.table_following import Following
 from ludoteca.web.repository.store import SeatData
+
+if TYPE_CHECKING:
+    from ludoteca.web.master.tables import Table
 
 _JOIN_KEY = re.compile(r"[A-Za-z0-9_-]{22,128}")
 
@@ -24,20 +26,27 @@ def valid_join_key(key: Any) -> bool:
     return isinstance(key, str) and _JOIN_KEY.fullmatch(key) is not None
 
 
-class Seating(Following):
+class Seating:
     """Seats, their tokens and the seats kept for a rematch."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.holds: dict[int, tuple[str, str | None, float]] = {}
+        """Rematch seats kept for the previous game's players: seat -> (token hash, name, until)."""
 
     # --- rematch seats kept ----------------------------------------------------------------------------
     def active_holds(self) -> dict[int, tuple[str, str | None, float]]:
         """Open seats still kept for a previous player: seat -> (token hash, name, seconds left)."""
         now = time.time()
+        seats = self.table.seats
         return {seat: (digest, name, until - now) for seat, (digest, name, until) in self.holds.items()
-                if until > now and self.seats[seat].kind == OPEN}
+                if until > now and seats[seat].kind == OPEN}
 
     def hold_seats(self, previous: Sequence[Seat | SeatData], until: float) -> None:
         """Keep each open seat whose previous player held a token for that player until ``until``."""
-        for i, old in enumerate(previous[:self.n_players]):
-            if old.kind == HUMAN and old.token_hash and self.seats[i].kind == OPEN:
+        seats = self.table.seats
+        for i, old in enumerate(previous[:self.table.n_players]):
+            if old.kind == HUMAN and old.token_hash and seats[i].kind == OPEN:
                 self.holds[i] = (old.token_hash, old.name, until)
 
     def _check_hold(self, seat: int, claim: str | None) -> None:
@@ -57,9 +66,9 @@ class Seating(Following):
         """Sit ``conn`` at the seat whose secret ``token`` it holds; WebError if none."""
         if isinstance(token, str) and token and len(token) <= 200:
             digest = hash_token(token)
-            for i, seat in enumerate(self.seats):
+            for i, seat in enumerate(self.table.seats):
                 if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
-                    self.hub.sit(conn, i, token)
+                    self.table.hub.sit(conn, i, token)
                     return i
         raise WebError(Code.BAD_TOKEN, "this token does not belong to any seat of this table")
 
@@ -69,26 +78,19 @@ class Seating(Following):
         try:
             return self.authenticate(conn, token)
         except WebError:
-            if self.host.cluster is None:
+            if self.table.host.cluster is None:
                 raise
-        await self.refresh()
+        await self.table.following.refresh()
         return self.authenticate(conn, token)
 
     def seat_of(self, conn: Connection) -> int:
         """The seat ``conn`` may act for, checking its token again (every action)."""
         if conn.seat is None or conn.token is None:
             raise WebError(Code.NOT_SEATED, "you are watching: join a seat to play")
-        seat = self.seats[conn.seat]
+        seat = self.table.seats[conn.seat]
         if seat.token_hash is None or not secrets.compare_digest(seat.token_hash, hash_token(conn.token)):
             raise WebError(Code.BAD_TOKEN, "your seat token is not valid for this seat")
         return conn.seat
-
-    async def submit(self, conn: Connection, message: dict[str, Any]) -> None:
-        """A player's move from ``conn``: the master checks, commits and publishes it."""
-        data = message.get("action")
-        if not isinstance(data, dict):
-            raise WebError(Code.BAD_MESSAGE, "an action message needs an 'action' object")
-        await self.master.submit(self.seat_of(conn), data, message.get("seq"))
 
     # --- seats ----------------------------------------------------------------------------------------
     async def join(self, seat: Any, name: Any, claim: str | None = None, key: Any = None,
@@ -101,53 +103,60 @@ class Seating(Following):
         ``key``: a secret the client chose (22-128 letters, digits, ``-``, ``_``), which becomes
         the seat's token; sending the same join again with it answers the same token, so a join
         whose answer was lost can simply be retried."""
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_players:
-            raise WebError(Code.BAD_SEAT, "seats are numbered 0 to {last}", last=self.n_players - 1)
+        table = self.table
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < table.n_players:
+            raise WebError(Code.BAD_SEAT, "seats are numbered 0 to {last}", last=table.n_players - 1)
         if key is not None and not valid_join_key(key):
             raise WebError(Code.BAD_KEY, "a join key is 22 to 128 letters, digits, '-' or '_', chosen at random")
         name = clean_name(name, f"Player {seat + 1}")
-        async with self.master.lock:
-            held = self.seats[seat].token_hash
+        master = table.master
+        async with master.lock:
+            seats = master.seats
+            held = seats[seat].token_hash
             if key is not None and held is not None and secrets.compare_digest(held, hash_token(key)):
                 return key  # this very join again: same seat, same token
-            if self.status == EXPIRED:
+            if master.status == EXPIRED:
                 raise WebError(Code.EXPIRED, "this table expired: nobody joined it in time")
-            if self.seats[seat].kind != OPEN:
+            if seats[seat].kind != OPEN:
                 raise WebError(Code.SEAT_TAKEN, "seat {seat} is already taken", seat=seat + 1)
             self._check_hold(seat, claim)
             token = key if key is not None else secrets.token_urlsafe(24)
             taken = {seat: Seat(HUMAN, None, name, hash_token(token), account_id)}
-            if self.status == WAITING and all(s.kind != OPEN for i, s in enumerate(self.seats) if i != seat):
-                await self.master.start(taken)  # the last seat and the game's start: one transaction
+            if master.status == WAITING and all(s.kind != OPEN for i, s in enumerate(seats) if i != seat):
+                # the last seat and the game's start: one transaction
+                await table.following.caught_up(master.start(taken))
             else:
-                await self.master.take_seats(taken)
+                await table.following.caught_up(master.take_seats(taken))
             return token
 
     async def account_seat(self, account_id: int) -> tuple[int, str] | None:
         """The seat the account holds here (before or during the game), with a new secret token: the
         seat follows the account to another browser or device; the connections of the old token
         watch from now on (they are told ``left``). None when the account holds no seat here."""
-        if self.host.cluster is not None:
-            await self.refresh()  # a seat taken through another worker
-        async with self.master.lock:
-            if self.status not in (WAITING, PLAYING):
+        table = self.table
+        if table.host.cluster is not None:
+            await table.following.refresh()  # a seat taken through another worker
+        async with table.master.lock:
+            if table.status not in (WAITING, PLAYING):
                 return None
-            for i, s in enumerate(self.seats):
+            for i, s in enumerate(table.seats):
                 if s.account_id == account_id and s.token_hash is not None:
                     token = secrets.token_urlsafe(24)
-                    await self._change({i: Seat(s.kind, s.level, s.name, hash_token(token), s.account_id)})
-                    self.hub.unseat(i)
+                    await table.change({i: Seat(s.kind, s.level, s.name, hash_token(token), s.account_id)})
+                    table.hub.unseat(i)
                     return i, token
         return None
 
     async def start(self) -> None:
         """Every seat is taken but the start was never stored (or the opening chance is pending)."""
-        async with self.master.lock:
-            if self.status == WAITING or (self.status == PLAYING and self.state.is_chance_node()):
-                await self.master.start()
+        table = self.table
+        async with table.master.lock:
+            if table.status == WAITING or (table.status == PLAYING and table.state.is_chance_node()):
+                await table.following.caught_up(table.master.start())
 
     def expire(self, status: str = EXPIRED) -> None:
         """The lobby expired this waiting table (already stored)."""
-        if self.master.status == WAITING:
-            self.master.status = status
-            self.hub.publish(self.master.seq)
+        master = self.table.master
+        if master.status == WAITING:
+            master.status = status
+            self.table.hub.publish(master.seq)

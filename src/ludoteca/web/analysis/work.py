@@ -1,0 +1,42 @@
+"""What an analysis process does: analyse a table's record, at the lowest CPU priority.
+
+The processes of the pool lower their own priority (``os.nice``) when they start, so the live
+tables — their actions, broadcasts and AI moves, in the server's process and the AI pool — always
+come first: an analysis takes only the CPU time live play leaves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any
+
+NICE = 19
+"""The analysis processes' niceness: the lowest priority the system gives."""
+
+
+def lower_priority() -> None:
+    """The pool's initializer: make this process yield the CPU to everything else."""
+    with contextlib.suppress(AttributeError, OSError):  # a system without priorities: run as is
+        os.nice(NICE)
+
+
+def analyse_record(data: dict[str, Any], iterations: int | None = None) -> dict[str, Any]:
+    """The analysis (``Analysis.to_json()``) of a record's JSON, with, for each labelled decision,
+    the position after the better move (``best_position``: the replay page draws it)."""
+    from ludoteca.analysis import analyse
+    from ludoteca.core.records import Record
+
+    record = Record.from_json(data)
+    result = analyse(record, iterations=iterations)
+    out = result.to_json()
+    states = [state for state, _data in record.states()]
+    for step in out["steps"]:
+        if step.get("label") and "best_action" in step:
+            state = states[step["step"]].clone()
+            state.apply_unchecked(state.action_from_json(step["best_action"]))
+            step["best_position"] = state.to_json()
+    return out
+
+
+__all__ = ["NICE", "analyse_record", "lower_priority"]

@@ -1,0 +1,1 @@
+"""Notices to players: "your turn", "game over", reminders, by e-mail, Web Push and webhook."""

@@ -1,0 +1,76 @@
+""""Your games" (/my-tables, issue 25) on a 390 px phone in Italian and English: the turn-based games waiting
+for this browser's player come first with the time left, the tab's title counts them, everything fits."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import language_context, watch_errors
+from tests.browser.test_browser_fit import page_problems
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+WORDS = {"en": ("Waiting for your move", "left", "your games"), "it": ("In attesa della tua mossa", "restano",
+                                                                       "le tue partite")}
+
+
+def call(base: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, method="POST" if body is not None else "GET",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=20) as res:
+        return dict(json.loads(res.read()))
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_your_games_on_a_phone(server: str, browser: Any, artifacts: Path, lang: str) -> None:
+    ctx = language_context(browser, lang, 390, 844, phone=True)
+    page = ctx.new_page()
+    errors = watch_errors(page)
+    try:
+        page.goto(f"{server}/")
+        page.wait_for_selector("#pace", state="attached")
+        seats: dict[str, int] = {}
+        for _ in range(3):  # three turn-based games made in this browser, Bob joining each
+            page.goto(f"{server}/")
+            page.wait_for_selector("#seat-0", state="attached")
+            page.fill("#name", "Ann")
+            page.select_option("#pace", "turn-based")
+            page.select_option("#move-time", "86400")
+            page.click("#create-btn")
+            page.wait_for_url("**/t/*")
+            table = page.url.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
+            call(server, f"/api/tables/{table}/join", {"seat": 1, "name": "Bob"})
+            seats[table] = int(call(server, f"/api/tables/{table}/pace")["seat"])
+        mine = [t for t, s in seats.items() if s == 0]
+        page.goto(f"{server}/my-tables")
+        page.wait_for_function("() => !document.querySelector('#summary').textContent.includes('…')")
+        waiting, left_word, title_word = WORDS[lang]
+        cards = page.locator("#waiting-list .game-card")
+        assert cards.count() == len(mine)
+        expected_title = f"({len(mine)}) " if mine else ""
+        assert page.title().startswith(expected_title) and title_word in page.title().lower()
+        if mine:
+            assert page.locator("#waiting-panel h2").inner_text() == waiting
+            assert left_word in cards.first.inner_text()
+        assert page.locator(".game-card").count() == len(seats)
+        problems = page_problems(page, f"/my-tables {lang} 390x844", lang, server, ("Ann", "Bob", "EXAGON", "TRI",
+                                                                                       "TOHM", "exactly"))
+        page.screenshot(path=str(artifacts / f"my-tables-{lang}.png"), full_page=True)
+        assert not problems, "\n".join(problems)
+        # the table page of a game waiting for this player says how long they have
+        if mine:
+            cards.first.locator("a.go").tap()
+            page.wait_for_url("**/t/*")
+            page.locator("#pace-left").wait_for(timeout=10_000)
+            assert left_word in page.locator("#pace-left").inner_text()
+            assert "Ann" in page.locator("#pace-left").inner_text()
+            page.screenshot(path=str(artifacts / f"turn-based-table-{lang}.png"), full_page=True)
+        assert errors == [], errors
+    finally:
+        ctx.close()
