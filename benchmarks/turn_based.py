@@ -12,7 +12,8 @@ benchmark measures:
 
 - **re-arm**: seconds from the server's start to ready (a restarted worker resumes no turn-based table:
   the deadlines stay rows, asked for once a second), and from ready to the firing of a deadline that
-  was already due at start;
+  was already due at start (with several workers this includes the workers' own start-up); the
+  window's dues are set only then, so that they measure the scheduler, not the start-up;
 - **memory**: the resident memory (MiB, every process of the server) once ready, with 10,000 tables
   pending, and at the end (the tables fired meanwhile are loaded for 120 s);
 - **lateness**: for every deadline fired, ``fired_at − due`` (the claim's time, stored in the row),
@@ -82,7 +83,7 @@ def fill(url: str, tables: int, due: int, window: float, start: float) -> None:
         for seat, name in enumerate(("Ann", "Bob")):
             s_rows.append({"table_id": table_id, "seat": seat, "kind": "human", "level": None, "name": name,
                            "token_hash": hash_token(secrets.token_urlsafe(8)), "away_since": None, "account_id": None})
-        when = start + window * (k + 1) / (due + 1) if k < due else start + 2 * 86_400 + k
+        when = start + 86_400 + k  # the window's dues are set once the server fires (:func:`open_window`)
         if k == 0:
             when = time.time()  # due already when the server starts (re-arm)
         d_rows.append({"table_id": table_id, "seq": seq, "seat": to_move, "ai": False, "armed_at": start - 3600,
@@ -107,6 +108,17 @@ def fired(url: str) -> list[tuple[str, float, float]]:
     return out
 
 
+def open_window(engine: Any, due: int, window: float, start: float) -> None:
+    """The ``due`` tables after the first fall due evenly over ``window`` seconds from ``start``."""
+    from sqlalchemy import bindparam, update
+
+    from ludoteca.web.repository.deadlines import deadlines_t
+
+    q = update(deadlines_t).where(deadlines_t.c.table_id == bindparam("t")).values(due=bindparam("d"))
+    with engine.begin() as conn:
+        conn.execute(q, [{"t": f"bench{k:05d}", "d": start + window * k / due} for k in range(1, due)])
+
+
 def rss_mib(root: int) -> float:
     from benchmarks.server_load import rss_mib as tree_rss
 
@@ -123,29 +135,30 @@ def one_run(args: argparse.Namespace, workers: int) -> dict[str, Any]:
         from ludoteca.web.repository.store import Repository
 
         Repository(url).close()  # the schema
-        began = time.time()
-        lead = args.lead  # the fill and the start take a while: the window begins after them
-        fill(url, args.tables, args.due, args.window, began + lead)
+        fill(url, args.tables, args.due, args.window, time.time())
         options = ["--database", url, "--ai-delay", "0", *(["--log-level", "info"] if args.verbose else [])]
         if workers > 1:
             options += ["--redis", args.redis, "--workers", str(workers), "--bus-secret", os.urandom(16).hex()]
         t0 = time.time()
         with server_process(tmp, *options, timeout=120) as (_base, proc, _out):
             ready = time.time() - t0
-            memory_ready = rss_mib(proc.pid)
-            end = began + lead + args.window + DRAIN
-            first = None
             from sqlalchemy import create_engine, text
 
             engine = create_engine(url)
-            while time.time() < end:
-                if first is None:
-                    with engine.connect() as conn:
-                        told = conn.execute(text("SELECT created_at FROM ludo_notes WHERE table_id = 'bench00000' "
-                                                 "AND kind = 'timed_out'")).scalar()
-                    if told is not None:
-                        first = float(told) - (t0 + ready)
-                time.sleep(0.25)
+            first = None
+            limit = time.time() + 120
+            while first is None and time.time() < limit:  # the workers are up: the deadline due at start fired
+                with engine.connect() as conn:
+                    told = conn.execute(text("SELECT created_at FROM ludo_notes WHERE table_id = 'bench00000' "
+                                             "AND kind = 'timed_out'")).scalar()
+                if told is not None:
+                    first = float(told) - (t0 + ready)
+                else:
+                    time.sleep(0.25)
+            memory_ready = rss_mib(proc.pid)
+            start = time.time() + 2.0
+            open_window(engine, args.due, args.window, start)
+            time.sleep(max(0.0, start + args.window + DRAIN - time.time()))
             engine.dispose()
             memory_end = rss_mib(proc.pid)
             if args.verbose:
@@ -164,7 +177,6 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=10_000)
     parser.add_argument("--due", type=int, default=300)
     parser.add_argument("--window", type=float, default=30.0)
-    parser.add_argument("--lead", type=float, default=40.0, help="seconds from the fill's start to the window's")
     parser.add_argument("--workers", choices=("1", "2", "both"), default="both")
     parser.add_argument("--database", default=os.environ.get("LUDOTECA_TEST_POSTGRES_URL"))
     parser.add_argument("--redis", default=os.environ.get("LUDOTECA_TEST_REDIS_URL"))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,8 @@ from typing import Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
+
+os.environ.setdefault("LUDOTECA_EXAMPLE_GAMES", "1")  # the example game's catalogs too (games/_example)
 
 from ludoteca.i18n import DOMAIN, LOCALE_DIR, WEB_DOMAIN, browser_catalogs, catalog_path, extract, read_catalog
 

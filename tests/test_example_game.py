@@ -24,7 +24,7 @@ COPY = "hog"
 """The copy's package and game name."""
 CROSS_GAME_TESTS = ("test_engine_api.py", "test_position_roundtrip.py", "test_records.py", "test_lab_contract.py",
                     "test_agents.py", "test_rules_pages.py", "test_guide.py", "test_options_kinds.py",
-                    "test_game_clients.py")
+                    "test_game_clients.py", "test_cli.py")
 """The cross-game test files the copy runs (each parametrised over the games the registry finds)."""
 SKIP = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
 

@@ -78,8 +78,9 @@ def small_run(option: str, values: list[Any], games: int = 12) -> dict[str, Any]
 def test_lab_off_says_so(tmp_path: Path) -> None:
     with TestClient(make_app(tmp_path)) as client:
         headers = login(client)
-        res = client.get("/api/lab")
-        assert res.status_code == 404 and "lab is off" in res.json()["message"]
+        res = client.get("/api/lab")  # the lobby asks, to show its link or not
+        assert res.status_code == 200 and not res.json()["on"] and "lab is off" in res.json()["message"]
+        assert client.get("/api/lab/runs").status_code == 404
         res = client.post("/api/lab/runs", json={"game": GAME, "players": N}, headers=headers)
         assert res.status_code == 404 and "ludoteca serve --lab" in res.json()["message"]
 
@@ -245,3 +246,26 @@ def test_serve_refuses_lab_flags_without_the_lab() -> None:
         _lab(args)
     on = _lab(build_parser().parse_args(["serve", "--lab", "--lab-jobs", "2"]))
     assert on is not None and on["jobs"] == 2 and on["folder"].endswith("lab")
+
+
+def test_a_designers_file_is_compared_with_the_usual_material(lab: TestClient) -> None:
+    from ludoteca.registry import load_game
+
+    found = [(g, o) for g in GAMES for o in game_class(g).OPTIONS if o.kind == "file"]
+    if not found:
+        pytest.skip("no game declares a designer's file")
+    game, option = found[0]
+    players = game_class(game).min_players
+    content = load_game(game, players=players).record_options()[option.name]  # the usual material, as a file
+    headers = login(lab)
+    body = {"kind": "run", "game": game, "players": players, "games": 4,
+            "compare": [{"name": option.name, "values": [{"default": True}, content]}]}
+    res = lab.post("/api/lab/runs", json=body, headers={**headers, "Accept-Language": "it"})
+    assert res.status_code == 201, res.text
+    run = res.json()
+    assert run["compare"][0]["values"][1] == "il tuo file" and "regole" in run["compare"][0]["values"][0]
+    assert lab.post(f"/api/lab/runs/{run['id']}/cancel", headers=headers).status_code == 200
+    finished(lab, run["id"])
+    bad = {**body, "compare": [{"name": option.name, "values": [{"default": True}, {"not": "a board"}]}]}
+    res = lab.post("/api/lab/runs", json=bad, headers=headers)
+    assert res.status_code == 400 and res.json()["code"] == "bad_options", res.text

@@ -13,7 +13,7 @@ import pytest
 
 from ludoteca.registry import GAMES, game_class
 from ludoteca.web.launch import running_server
-from tests.browser.conftest import language_context, watch_errors
+from tests.browser.conftest import language_context, open_menu, watch_errors
 from tests.browser.test_browser_fit import page_problems, screens
 
 pytestmark = pytest.mark.timeout(300)
@@ -37,7 +37,11 @@ def test_the_lab_on_a_phone_runs_compares_and_cancels(lab_server: str, browser: 
     name = f"lab{uuid.uuid4().hex[:6]}"
     problems: list[str] = []
     try:
-        page.goto(server + "/lab")
+        page.goto(server + "/")  # the lobby links to the lab when the server's owner started it
+        page.locator("#lab-link").wait_for(state="attached")
+        open_menu(page)
+        page.locator("#lab-link").tap()
+        page.wait_for_url(re.compile(r"/lab$"))
         page.locator("#lab-login").wait_for()  # logged out: the page says how to get in
         problems += page_problems(page, f"/lab logged out {lang}", lang, server, titles)
         res = ctx.request.post(server + "/api/signup", data={"name": name, "password": "a long password"},

@@ -17,7 +17,7 @@ chance event is GNU Backgammon's (its "luck rate"); measuring how much of the ou
 follows Duersch, Lambrecht and Oechssler, "Measuring skill and chance in games" (European Economic
 Review 127, 2020).
 
-Where a variant is solved exactly (its ``solve`` part: TOHM for two players on 3x3), the first
+Where a variant is solved (its game's ``solve`` part answers for these options), the first
 player's exact expected result under perfect play is given too (:func:`exact_first`).
 """
 

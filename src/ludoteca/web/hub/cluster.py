@@ -181,7 +181,8 @@ class Cluster:
             self.worker_died(lease.previous)  # it let the lease expire
         self.held[lease.table] = lease
         table = await self.lobby.get(lease.table)
-        if table is None or self.held.get(lease.table) is not lease:
+        held = self.held.get(lease.table)  # a renewal while the table loaded replaced the lease, same token
+        if table is None or held is None or held.token != lease.token:
             self.release(lease.table)
             return
         await table.refresh()

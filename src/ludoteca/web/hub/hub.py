@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from ludoteca.core.events import Event
 from ludoteca.core.game import State
+from ludoteca.web.codec import dumps
 from ludoteca.web.errors import Code, error_body
 from ludoteca.web.master.life import ALL, CHAT_BURST, CHAT_RATE
 
@@ -35,8 +36,7 @@ CONNECTION_QUEUE = 256
 """Messages waiting for a slow client before the server drops it."""
 
 
-def _dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, separators=(",", ":"))
+_dumps = dumps
 
 
 class RateLimiter:
@@ -207,7 +207,7 @@ class Hub:
         if legal is None:
             return "null"
         if self._legal is None:  # only the seat to move has legal moves: one text per position
-            self._legal = json.dumps(legal, separators=(",", ":"))
+            self._legal = dumps(legal)
         return self._legal
 
     def text(self, viewer: Viewer, log_from: int = 0, kind: str = "update", header: str | None = None) -> str:

@@ -5,7 +5,7 @@ queued or running at a time, while the server holds at most ``max_active`` runs 
 at most ``max_games`` games a run; every logged-in account sees every run of the server's lab (the
 club shares its findings), its report and its downloads; only a run's owner cancels it.
 
-- ``GET /api/lab``: the lab's limits and the agents it offers;
+- ``GET /api/lab``: the lab's limits and the agents it offers (``"on": false`` when it is off);
 - ``GET /api/lab/runs``: the recent runs; ``POST /api/lab/runs``: queue one (web/labs/orders.py);
 - ``GET /api/lab/runs/{id}``: a run, its progress, its results once done;
   ``POST /api/lab/runs/{id}/cancel``;
@@ -27,6 +27,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 
+from ludoteca.core.i18n import N_
+from ludoteca.i18n import web_text
 from ludoteca.web.accounts.sessions import Account, current_account
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.labs import views
@@ -46,12 +48,13 @@ REPORT_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; bas
               "frame-ancestors 'none'")
 """The lab's report is one self-contained page (its style inline, its plots as data: images), no script."""
 LIST_LIMIT = 50
+LAB_OFF = N_("the lab is off on this server: its owner starts it with ludoteca serve --lab")
 
 
 def lab_of(request: Request) -> LabSettings:
     settings: LabSettings | None = getattr(request.app.state, "lab", None)
     if settings is None:
-        raise WebError(Code.NOT_FOUND, "the lab is off on this server: its owner starts it with ludoteca serve --lab")
+        raise WebError(Code.NOT_FOUND, LAB_OFF)
     return settings
 
 
@@ -80,9 +83,14 @@ async def lab_page() -> FileResponse:
 
 @router.get("/api/lab")
 async def lab_info(request: Request) -> dict[str, Any]:
-    settings = lab_of(request)
+    """The lab's limits and agents; ``{"on": false, "message"}`` when it is off (the lobby asks it to show
+    its link; every other address of the lab answers 404 then)."""
+    settings: LabSettings | None = getattr(request.app.state, "lab", None)
+    if settings is None:
+        return {"on": False, "message": web_text(request_language(request), LAB_OFF)}
     account = await current_account(request)
-    return {"account": account.name if account else None, "agents": list(AGENTS), "levels": available_levels(),
+    return {"on": True, "account": account.name if account else None, "agents": list(AGENTS),
+            "levels": available_levels(),
             "max_games": settings.max_games, "max_active": settings.max_active,
             "max_variants": settings.max_variants, "backend": "ray" if settings.ray else "local",
             "jobs": settings.jobs}

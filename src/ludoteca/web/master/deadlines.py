@@ -275,6 +275,19 @@ class Deadlines:
         except Exception:
             await self._db(self.store.unclaim, table.id, row.seq, seat)
             raise
+        if (table.settings.get("on_timeout") != pace.CLAIM and table.status == PLAYING and table.master.seq == row.seq
+                and table.to_move() == seat and table.seats[seat].kind == HUMAN):
+            # nothing was played (another worker took the table's lease meanwhile): due again at once
+            self.fired -= 1
+            await self._db(self.store.unclaim, table.id, row.seq, seat)
+        self._let_go(table)
+
+    def _let_go(self, table: Table) -> None:
+        """Several workers: a table fired here that nobody watches here gives its lease back at once
+        (another worker may take it; this one unloads it when idle)."""
+        cluster = self.lobby.cluster
+        if cluster is not None and cluster.holds(table.id) and not table.hub.conns:
+            cluster.release(table.id)
 
     async def _gone(self, table_id: str) -> bool:
         return await self.lobby.db(self.lobby.repo.seats_of, table_id) == []
@@ -288,10 +301,12 @@ class Deadlines:
         async with table.master.lock:
             if table.master.seq != seq or table.to_move() != seat:
                 return
-            note = table.talk.note(TIMED_OUT, {"seat": seat, "name": table.name_of(seat), "then": then,
-                                               "misses": misses, "due": due})
-            await table.talk.store([note])
-            table.talk.told([note])
+            told = any(n.kind == TIMED_OUT and n.at_seq == seq and n.data.get("seat") == seat for n in table.notes)
+            if not told:  # (said once, when a firing is tried again)
+                note = table.talk.note(TIMED_OUT, {"seat": seat, "name": table.name_of(seat), "then": then,
+                                                   "misses": misses, "due": due})
+                await table.talk.store([note])
+                table.talk.told([note])
         if then == pace.CLAIM:
             if table.n_players == 2:
                 self._notify([self._notice(table, "your_turn", 1 - seat, None)])

@@ -42,6 +42,7 @@ from ludoteca.core.events import Event
 from ludoteca.core.game import Action, Game, State
 from ludoteca.core.i18n import N_
 from ludoteca.i18n import Message
+from ludoteca.web.codec import dumps
 from ludoteca.web.errors import Code, WebError, refusal
 from ludoteca.web.master.clock import TurnClock
 from ludoteca.web.master.listeners import Change
@@ -88,8 +89,7 @@ class Seat:
         return SeatData(self.kind, self.level, self.name, self.token_hash, account_id=self.account_id)
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+_dumps = dumps
 
 
 class Entry:

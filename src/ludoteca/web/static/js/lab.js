@@ -2,7 +2,7 @@
 // controls, options.js), the runs of the server's lab with their progress, a run's results and two runs side by side.
 import {api, h, me} from "./common.js";
 import {LANG, languageSwitch, t, tn, translatePage} from "./i18n.js";
-import {CONTROLS, capital, startValue} from "./options.js";
+import {CONTROLS, capital, fileControl, startValue} from "./options.js";
 
 const $ = (id) => document.getElementById(id);
 const PERCENT = new Intl.NumberFormat(LANG, {style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1});
@@ -112,7 +112,7 @@ function renderOptions() {
 function comparable() {
   const g = currentGame();
   const list = g.min_players < g.max_players ? [{name: PLAYERS, label: t("Players"), kind: "players"}] : [];
-  for (const opt of g.options) if (["choice", "bool", "int"].includes(opt.kind)) list.push(opt);
+  for (const opt of g.options) if (["choice", "bool", "int", "file"].includes(opt.kind)) list.push(opt);
   return list.filter((o) => !compared.some((c) => c.name === o.name));
 }
 
@@ -152,6 +152,10 @@ function addCompared() {
     const opt = g.options.find((o) => o.name === name);
     if (opt.kind === "choice") {
       entry = {name, label: opt.label, ...checkboxes(name, opt.choices.map((c) => ({value: c.value, words: capital(c.label)})))};
+    } else if (opt.kind === "file") { // a designer's file against the usual material
+      const control = fileControl(opt, `cmp-${name}`);
+      entry = {name, label: opt.label, node: h("div", {}, ...control.row),
+        read: () => { const content = control.read(); return content === undefined ? [] : [{default: true}, content]; }};
     } else if (opt.kind === "bool") {
       entry = {name, label: opt.label, ...checkboxes(name, [{value: false, words: t("no")}, {value: true, words: t("yes")}])};
     } else {
@@ -429,7 +433,10 @@ async function init() {
   try {
     info = await api("/api/lab");
   } catch (e) {
-    $("lab-status").textContent = e.message;
+    info = {on: false, message: e.message};
+  }
+  if (!info.on) {
+    $("lab-status").textContent = info.message;
     $("lab-status").className = "error";
     return;
   }

@@ -241,6 +241,16 @@ function ratedSetting() {
   return $("rated") && $("rated").checked ? {rated: true} : {};
 }
 
+/** The lab's link in the header, when the server's owner started it (ludoteca serve --lab; web/labs/). */
+function showLabLink() {
+  api("/api/lab").then((lab) => {
+    if (!lab || !lab.on) return;
+    const link = h("a", {href: "/lab", class: "rules-link", id: "lab-link"}, t("Lab"));
+    const mine = $("my-games-link");
+    if (mine) mine.after(link); else $("top").append(link);
+  }).catch(() => {});
+}
+
 async function init() {
   translatePage();
   addTableSettings();
@@ -248,6 +258,7 @@ async function init() {
   addPaceFilter($("refresh"), refresh);
   addRatedChoice();
   $("top").append(languageSwitch());
+  showLabLink();
   $("name").value = getName();
   const data = await api("/api/games");
   catalog = data.games;
