@@ -358,7 +358,7 @@ def load(args: argparse.Namespace, base: str, server_pid: int) -> dict[str, Any]
         before = cpu_by_part(server_pid, client_pids)
         time.sleep(max(0.0, start + args.seconds - time.time()))
         after = cpu_by_part(server_pid, client_pids)
-        cpu_windows.append({part: round(after[part] - before[part], 1) for part in after})
+        cpu_windows.append({part: round(after[part] - before[part], 2) for part in after})
     rss = rss_mib(server_pid)
     results = []
     for link, proc in zip(links, procs, strict=True):

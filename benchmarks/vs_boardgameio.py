@@ -111,7 +111,7 @@ def bgio_run(folder: Path, storage: str, args: argparse.Namespace) -> dict[str, 
                 before = server_load.cpu_by_part(server.pid, [load.pid])
                 time.sleep(max(0.0, start + args.seconds - time.time()))
                 after = server_load.cpu_by_part(server.pid, [load.pid])
-                windows.append({part: round(after[part] - before[part], 1) for part in after})
+                windows.append({part: round(after[part] - before[part], 2) for part in after})
             rss = server_load.rss_mib(server.pid)
             result = json.loads(load.stdout.readline())
         finally:

@@ -6,12 +6,14 @@
 
 The catalogs:
 
-- the terminal's: ``_()``/``N_()`` of the terminal's modules -> ``locale/messages.pot`` and
+- the terminal's shared one: ``_()``/``N_()`` of the terminal's modules -> ``locale/messages.pot`` and
   ``locale/it/LC_MESSAGES/messages.po``;
+- each game's terminal texts: ``_()``/``N_()`` of the modules in its folder (its board, its engine's
+  explanations, its counters) -> ``games/<name>/locale/terminal.it.po``;
 - the browser's shell: ``t()``/``tn()`` of ``web/static/js/*.js``, the ``data-i18n`` texts of the
   pages, the server's messages (``WebError``, ``N_()`` in ``web/``) -> ``locale/it/LC_MESSAGES/web.po``;
-- each game's own: its ``client.js``'s ``t()``/``tn()`` and its options' help texts ->
-  ``games/<name>/locale/it.po``.
+- each game's browser texts: its ``client.js``'s ``t()``/``tn()`` -> ``games/<name>/locale/it.po``,
+  and its options' labels and help texts -> ``games/<name>/locale/options.it.po``.
 
 New messages arrive in a .po with an empty msgstr (tests/test_i18n.py and tests/test_i18n_web.py
 fail until they are translated); messages gone from the source are dropped; translations already
@@ -33,7 +35,15 @@ from babel.messages.pofile import write_po
 
 os.environ.setdefault("LUDOTECA_EXAMPLE_GAMES", "1")  # the example game's catalogs too (games/_example)
 
-from ludoteca.i18n import DOMAIN, LOCALE_DIR, WEB_DOMAIN, browser_catalogs, catalog_path, extract, read_catalog
+from ludoteca.i18n import (
+    DOMAIN,
+    LOCALE_DIR,
+    WEB_DOMAIN,
+    browser_catalogs,
+    catalog_path,
+    read_catalog,
+    terminal_catalogs,
+)
 
 
 def merged(po: Path, domain: str, template: Catalog) -> Catalog:
@@ -75,7 +85,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only report untranslated messages")
     args = parser.parse_args()
-    jobs: list[tuple[str, Path, str, Callable[[], Catalog]]] = [("terminal", catalog_path("it"), DOMAIN, extract)]
+    jobs: list[tuple[str, Path, str, Callable[[], Catalog]]] = [
+        (label, po, DOMAIN, make) for label, po, make in terminal_catalogs()]
     jobs += [(label, po, WEB_DOMAIN, make) for label, po, make in browser_catalogs()]
     missing_total = 0
     for label, po, domain, make in jobs:
@@ -87,7 +98,7 @@ def main() -> int:
             for msgid in missing:
                 print(f"{label}: untranslated: {msgid!r} ({po})")
             continue
-        if domain == DOMAIN:
+        if po == catalog_path("it"):  # the shared terminal catalog's template
             LOCALE_DIR.mkdir(exist_ok=True)
             write_if_changed(LOCALE_DIR / f"{DOMAIN}.pot", template, omit_header=False, sort_output=False)
         po.parent.mkdir(parents=True, exist_ok=True)

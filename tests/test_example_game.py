@@ -98,3 +98,60 @@ def test_a_copy_of_the_example_is_a_game_the_cross_game_tests_accept(tmp_path: P
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     passed = re.search(r"(\d+) passed", done.stdout)
     assert passed and int(passed.group(1)) >= 40, done.stdout[-2000:]  # the copy's cases ran, in every file
+
+
+NEW_TEXT = "points at stake this turn: {points}"
+NEW_ITALIAN = "punti in gioco in questo turno: {points}"
+"""A terminal text the copy's board gains, and its Italian (the copy's own catalog holds both)."""
+
+
+def _outside(tree: Path, folder: Path) -> dict[str, list[str]]:
+    """Every file of ``tree`` outside ``folder``, its lines (a catalog's without its ``#:`` places and
+    creation date)."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(tree.rglob("*")):
+        if not path.is_file() or folder in path.parents or "__pycache__" in path.parts or path.suffix == ".so":
+            continue
+        lines = path.read_bytes().decode("utf-8", "replace").splitlines()
+        if path.suffix in (".po", ".pot"):
+            lines = [line for line in lines if not line.startswith(("#:", '"POT-Creation-Date:'))]
+        out[path.relative_to(tree).as_posix()] = lines
+    return out
+
+
+@pytest.mark.slow
+def test_a_copy_of_the_example_brings_its_terminal_texts_in_its_own_folder(tmp_path: Path) -> None:
+    """A new terminal text of the copy's board: scripts/i18n.py puts it in the copy's own catalog, the
+    check asks for its Italian until it is written there, then the terminal shows it in Italian and
+    the i18n tests pass, with no file outside the copy's folder changed."""
+    tree = tmp_path / "tree"
+    folder = copy_of_the_example(tree)
+    shutil.copytree(ROOT / "scripts", tree / "scripts", ignore=SKIP)
+    board = folder / "board.py"
+    source = board.read_text(encoding="utf-8")
+    assert '_("this turn: {points}")' in source
+    board.write_text(source.replace('_("this turn: {points}")', f'_("{NEW_TEXT}")'), encoding="utf-8")
+    before = _outside(tree, folder)
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"), core_registry.EXAMPLES_VARIABLE: "1",
+           "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tree, env=env,
+                              timeout=300, check=False)
+
+    assert run("scripts/i18n.py").returncode == 0
+    catalog = folder / "locale" / "terminal.it.po"
+    empty = f'msgid "{NEW_TEXT}"\nmsgstr ""\n'
+    assert empty in catalog.read_text(encoding="utf-8")
+    check = run("scripts/i18n.py", "--check")
+    assert check.returncode == 1 and check.stdout.strip() == f"{COPY}:terminal: untranslated: {NEW_TEXT!r} ({catalog})"
+    catalog.write_text(catalog.read_text(encoding="utf-8").replace(empty, f'msgid "{NEW_TEXT}"\nmsgstr "{NEW_ITALIAN}"\n'),
+                       encoding="utf-8")
+    check = run("scripts/i18n.py", "--check")
+    assert check.returncode == 0 and check.stdout == "", check.stdout
+    played = run("-m", "ludoteca.cli", "play", COPY, "--seats", "random,random", "--seed", "1", "--lang", "it")
+    assert played.returncode == 0, played.stderr
+    assert "punti in gioco in questo turno: 0" in played.stdout and "points at stake" not in played.stdout
+    tests = run("-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q", "tests/test_i18n.py")
+    assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
+    assert _outside(tree, folder) == before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
@@ -12,6 +13,7 @@ from ludoteca import i18n
 from ludoteca.core import i18n as hook
 from ludoteca.core.events import Event
 from ludoteca.play.texts import event_text
+from ludoteca.registry import GAMES
 
 
 @pytest.fixture(autouse=True)
@@ -20,10 +22,22 @@ def english_after() -> Iterator[None]:
     hook.install(None)
 
 
-def italian_catalog() -> dict[str, str]:
-    with i18n.catalog_path("it").open("rb") as f:
+TERMINAL_CATALOGS = [label for label, _po, _make in i18n.terminal_catalogs()]
+"""The shared terminal catalog and each game's own (``<game>:terminal``)."""
+
+
+def read_italian(po: Path) -> dict[str, str]:
+    with po.open("rb") as f:
         catalog = read_po(f, locale="it", domain=i18n.DOMAIN)
     return {str(m.id): str(m.string or "") for m in catalog if m.id and not m.fuzzy}
+
+
+def italian_catalog() -> dict[str, str]:
+    """What the terminal finds in Italian: a game's own catalog first, then the shared one."""
+    merged: dict[str, str] = {}
+    for _label, po, _make in reversed(i18n.terminal_catalogs()):
+        merged.update({k: v for k, v in read_italian(po).items() if v.strip()})
+    return merged
 
 
 def placeholders(text: str) -> set[str]:
@@ -33,16 +47,51 @@ def placeholders(text: str) -> set[str]:
 
 def test_the_sources_hold_messages_of_every_part() -> None:
     found = {loc[0].split("/")[0] for message in i18n.extract() for loc in message.locations}
-    assert {"play", "commands", "games", "core", "lab"} <= found
+    assert {"play", "commands", "core", "lab"} <= found
     assert len(i18n.extract()) > 50
 
 
-def test_every_message_in_the_code_has_an_italian_translation() -> None:
-    """Extracted from the source now (Babel's extractor): a new message without a translation fails."""
-    catalog = italian_catalog()
-    missing = [str(m.id) for m in i18n.extract() if m.id and not catalog.get(str(m.id), "").strip()]
-    assert not missing, "run scripts/i18n.py and translate in locale/it/LC_MESSAGES/messages.po:\n" + \
-        "\n".join(missing)
+def test_a_games_terminal_texts_live_in_its_own_folder() -> None:
+    """The shared catalog holds no game's text; each game's board, engine explanations and counters
+    are extracted from its folder into its folder's ``locale/terminal.it.po``."""
+    assert not [loc for m in i18n.extract() for loc in m.locations if loc[0].startswith("games/")]
+    for name in GAMES:
+        folder = i18n.game_dir(name)
+        po = i18n.game_terminal_catalog_path(name, "it")
+        assert po.parent == folder / "locale" and f"{name}:terminal" in TERMINAL_CATALOGS
+        messages = i18n.extract_game_terminal(name)
+        assert len(messages) > 5, name  # its board's texts at least
+        places = {loc[0] for m in messages for loc in m.locations}
+        assert all((i18n.LOCALE_DIR.parent / place).parent == folder for place in places), places
+
+
+@pytest.mark.parametrize("label", TERMINAL_CATALOGS)
+def test_every_message_in_the_code_has_an_italian_translation(label: str) -> None:
+    """Extracted from the source now (Babel's extractor) into its own catalog: a new message without a
+    translation there fails."""
+    _label, po, make = next(c for c in i18n.terminal_catalogs() if c[0] == label)
+    catalog = read_italian(po) if po.exists() else {}
+    missing = [str(m.id) for m in make() if m.id and not catalog.get(str(m.id), "").strip()]
+    assert not missing, f"run scripts/i18n.py and translate in {po}:\n" + "\n".join(missing)
+
+
+def test_no_two_terminal_catalogs_translate_a_message_differently() -> None:
+    """The terminal has one table: a text two catalogs hold must read the same in both."""
+    seen: dict[str, tuple[str, str]] = {}
+    clashes = []
+    for label, po, _make in i18n.terminal_catalogs():
+        for msgid, text in read_italian(po).items():
+            if msgid in seen and text.strip() and seen[msgid][1] != text:
+                clashes.append((msgid, seen[msgid], (label, text)))
+            seen.setdefault(msgid, (label, text))
+    assert not clashes, clashes
+
+
+def test_the_terminal_finds_a_games_text_in_its_catalog_then_in_the_shared_one() -> None:
+    table = i18n.translations("it")
+    for label, po, _make in i18n.terminal_catalogs():
+        own = {k: v for k, v in read_italian(po).items() if v.strip()}
+        assert own and all(table[k] == v for k, v in own.items()), label
 
 
 def test_the_pot_template_is_up_to_date() -> None:
@@ -51,8 +100,9 @@ def test_the_pot_template_is_up_to_date() -> None:
     assert template == {str(m.id) for m in i18n.extract() if m.id}, "run scripts/i18n.py"
 
 
-def test_placeholders_are_the_same_in_msgid_and_msgstr() -> None:
-    catalog = italian_catalog()
+@pytest.mark.parametrize("label", TERMINAL_CATALOGS)
+def test_placeholders_are_the_same_in_msgid_and_msgstr(label: str) -> None:
+    catalog = read_italian(next(po for name, po, _make in i18n.terminal_catalogs() if name == label))
     wrong = [(msgid, text) for msgid, text in catalog.items() if text and placeholders(msgid) != placeholders(text)]
     assert not wrong, wrong
     # and the translation formats with the fields of its msgid
@@ -122,7 +172,7 @@ def test_every_figure_a_game_declares_is_named_in_italian() -> None:
     game's score by its name: a game that adds a counter adds both to its ``LAB_NAMES`` and its docs
     to the catalog (``N_``)."""
     from ludoteca.lab.metrics import label
-    from ludoteca.registry import GAMES, game_class
+    from ludoteca.registry import game_class
 
     catalog = italian_catalog()
     missing = []
@@ -139,7 +189,10 @@ def test_the_command_line_its_help_and_the_engines_explanations_are_in_the_catal
     """``--help`` (cli.py, every command's help texts), argparse's own words and the engines'
     explanations of an illegal action or a bad option value are messages of the terminal catalog."""
     files = {loc[0] for message in i18n.extract() for loc in message.locations}
-    assert {"cli.py", "core/game.py", "core/options.py", "commands/rules.py", "games/tohm/__init__.py"} <= files
+    assert {"cli.py", "core/game.py", "core/options.py", "commands/rules.py"} <= files
+    for name in GAMES:  # its engine's explanations: from its __init__.py, into its own catalog
+        assert f"{i18n.game_dir(name).name}/__init__.py" in {
+            loc[0].removeprefix("games/") for m in i18n.extract_game_terminal(name) for loc in m.locations}, name
     catalog = italian_catalog()
     for msgid in ("usage: ", "positional arguments", "options", "show this help message and exit",
                   "the following arguments are required: %s", "{action} is not legal now (player {seat} to act)"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterator
@@ -23,11 +24,6 @@ from ludoteca.web.repository.store import Repository
 pytestmark = pytest.mark.timeout(180)
 
 
-def _urls(tmp_path: Path) -> list[str]:
-    urls = [f"sqlite:///{tmp_path / 'queue.sqlite3'}"]
-    if os.environ.get("LUDOTECA_TEST_POSTGRES_URL"):
-        urls.append(os.environ["LUDOTECA_TEST_POSTGRES_URL"])
-    return urls
 
 
 def _table(repo: Repository, table_id: str) -> None:
@@ -38,10 +34,17 @@ def _table(repo: Repository, table_id: str) -> None:
 
 @pytest.fixture
 def repos(tmp_path: Path) -> Iterator[list[Repository]]:
-    made = [Repository(url) for url in _urls(tmp_path)]
-    yield made
-    for repo in made:
-        repo.close()
+    """SQLite, and PostgreSQL (a fresh database) when ``LUDOTECA_TEST_POSTGRES_URL`` is set."""
+    with contextlib.ExitStack() as stack:
+        urls = [f"sqlite:///{tmp_path / 'queue.sqlite3'}"]
+        if os.environ.get("LUDOTECA_TEST_POSTGRES_URL"):
+            from ludoteca.web.launch import fresh_database
+
+            urls.append(stack.enter_context(fresh_database(os.environ["LUDOTECA_TEST_POSTGRES_URL"], "ludo_queue")))
+        made = [Repository(url) for url in urls]
+        yield made
+        for repo in made:
+            repo.close()
 
 
 def test_a_table_is_queued_once_and_claimed_by_one_worker(repos: list[Repository]) -> None:
@@ -159,3 +162,13 @@ def test_two_workers_on_postgresql_share_the_queue_and_analyse_each_game_once(tm
         assert all(_until_ready(two, table_id)["status"] == "ready" for table_id in tables)
         done = [c.app.state.analysis.done for c in (one, two)]  # type: ignore[attr-defined]
         assert sum(done) == len(tables)  # each game analysed once, by whichever worker claimed it
+
+
+def test_a_stopping_worker_gives_its_claims_back(repos: list[Repository]) -> None:
+    for repo in repos:
+        table_id = f"qr{time.time_ns() % 10**9}"
+        _table(repo, table_id)
+        analyses.request(repo, table_id, now=100.0)
+        assert analyses.claim(repo, "stopping", lease=300, now=100.0) == table_id
+        assert analyses.release(repo, "stopping") == 1
+        assert analyses.claim(repo, "next", lease=300, now=101.0) == table_id  # at once, not in 300 s

@@ -2,8 +2,11 @@
 
 The messages are marked in the source with ``_()`` (translated when shown) and ``N_()`` (tables
 of texts, translated when shown) from :mod:`ludoteca.core.i18n`; ``scripts/i18n`` extracts them
-with Babel into ``locale/messages.pot`` and merges them into ``locale/it/LC_MESSAGES/messages.po``.
-The ``.po`` file is read with Babel at the first use (no build step, no ``.mo`` file).
+with Babel into ``locale/messages.pot`` and merges them into ``locale/it/LC_MESSAGES/messages.po``;
+a game's own messages (every ``_()``/``N_()`` in its folder: its ``board.py``, its engine's
+explanations, its counters) into its own ``games/<game>/locale/terminal.it.po``, so a new game
+touches no file outside its folder. The terminal finds a text in the games' catalogs first, then
+in the shared one. The ``.po`` files are read with Babel at the first use (no build step, no ``.mo``).
 
 The language: ``--lang``, else the locale variables ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``,
 ``LANG`` (the first one set: Italian when it starts with "it"), else English.
@@ -32,14 +35,21 @@ LANGUAGES = ("en", "it")
 LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "messages"
-SOURCES = ("play/*.py", "commands/play.py", "commands/replay.py", "commands/random.py", "games/*/board.py",
+SOURCES = ("play/*.py", "commands/play.py", "commands/replay.py", "commands/random.py",
            "core/drawing.py", "i18n.py", "lab/*.py", "commands/lab.py", "commands/arena.py", "commands/serve.py",
-           "commands/common.py", "games/*/__init__.py", "core/options.py", "core/registry.py", "agents/base.py",
+           "commands/common.py", "core/options.py", "core/registry.py", "agents/base.py",
            "agents/strong.py",
            "core/game.py", "cli.py", "commands/rules.py", "commands/backup.py", "commands/restore.py",
            "commands/admin.py", "commands/balance.py", "web/repository/backup.py", "web/admin_cli.py",
-           "games/*/solve.py", "agents/perfect.py", "analysis/*.py", "commands/analyse.py")
-"""The files whose ``_()`` and ``N_()`` messages make the terminal's catalog (globs under the package)."""
+           "agents/perfect.py", "analysis/*.py", "commands/analyse.py")
+"""The files whose ``_()`` and ``N_()`` messages make the terminal's shared catalog (globs under the
+package); a game's own files make its catalog (:data:`GAME_SOURCES`)."""
+GAME_SOURCES = ("*.py",)
+"""The files of a game's folder whose ``_()`` and ``N_()`` messages make its terminal catalog
+(:func:`game_terminal_catalog_path`): its board, its engine's explanations, its counters' names."""
+GAMES_DIR = Path(__file__).parent / "games"
+TERMINAL = "terminal"
+"""A game's terminal catalog is ``games/<game>/locale/terminal.<lang>.po``."""
 
 _ = hook._
 
@@ -58,18 +68,40 @@ def catalog_path(lang: str) -> Path:
     return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-@cache
-def translations(lang: str) -> dict[str, str]:
-    """msgid -> msgstr of ``lang``'s catalog (translated, not fuzzy); empty for English."""
-    path = catalog_path(lang)
-    if lang == "en" or not path.exists():
-        return {}
-    from babel.messages.pofile import read_po
+def game_terminal_catalog_path(name: str, lang: str) -> Path:
+    """Game ``name``'s catalog of its terminal texts: ``games/<name>/locale/terminal.<lang>.po``."""
+    return game_dir(name) / "locale" / f"{TERMINAL}.{lang}.po"
 
-    with path.open("rb") as f:
-        catalog = read_po(f, locale=lang, domain=DOMAIN)
+
+def terminal_catalog_paths(lang: str) -> list[Path]:
+    """The terminal's catalogs in ``lang`` that exist: every game folder's own (the example games' only
+    when the registry finds them), then the shared ``messages.po``. Found by their folders, no game
+    imported (the command line reads them at start)."""
+    from ludoteca.core.registry import examples_included
+
+    examples = examples_included()
+    folders = sorted(p for p in GAMES_DIR.iterdir()
+                     if p.is_dir() and (p / "__init__.py").exists() and (examples or not p.name.startswith("_")))
+    paths = [folder / "locale" / f"{TERMINAL}.{lang}.po" for folder in folders]
+    return [path for path in (*paths, catalog_path(lang)) if path.exists()]
+
+
+def terminal_messages(catalog: Catalog) -> dict[str, str]:
+    """msgid -> msgstr of a terminal catalog's translated messages (not fuzzy, not plural)."""
     return {str(m.id): str(m.string) for m in catalog
             if m.id and isinstance(m.id, str) and isinstance(m.string, str) and m.string and not m.fuzzy}
+
+
+@cache
+def translations(lang: str) -> dict[str, str]:
+    """msgid -> msgstr of ``lang``'s terminal catalogs (translated, not fuzzy): a game's own catalog
+    first, then the shared one; empty for English."""
+    if lang not in LANGUAGES or lang == LANGUAGES[0]:
+        return {}
+    merged: dict[str, str] = {}
+    for path in reversed(terminal_catalog_paths(lang)):  # the shared one first, each game's over it
+        merged.update(terminal_messages(read_catalog(path, lang, DOMAIN)))
+    return merged
 
 
 def use_language(lang: str | None = None, environ: Mapping[str, str] | None = None) -> str:
@@ -97,19 +129,43 @@ def source_files() -> list[Path]:
 
 
 def extract() -> Catalog:
-    """The catalog of every ``_()`` and ``N_()`` message in :data:`SOURCES` (Babel's Python extractor)."""
+    """The shared terminal catalog: every ``_()`` and ``N_()`` message in :data:`SOURCES` (Babel's
+    Python extractor)."""
+    return _extract_python(source_files())
+
+
+def game_source_files(name: str) -> list[Path]:
+    """The files of game ``name``'s folder that :data:`GAME_SOURCES` names, sorted."""
+    folder = game_dir(name)
+    return sorted({p for pattern in GAME_SOURCES for p in folder.glob(pattern)})
+
+
+def extract_game_terminal(name: str) -> Catalog:
+    """Game ``name``'s terminal catalog: every ``_()`` and ``N_()`` message of its folder's modules."""
+    return _extract_python(game_source_files(name))
+
+
+def _extract_python(paths: list[Path]) -> Catalog:
     from babel.messages.catalog import Catalog
     from babel.messages.extract import extract_python
 
     catalog = Catalog(project="ludoteca", domain=DOMAIN)
-    package = Path(__file__).parent
-    for path in source_files():
+    for path in paths:
         with path.open("rb") as f:
             for lineno, _function, message, comments in extract_python(f, {"_": None, "N_": None}, [], {}):
                 if isinstance(message, str) and message:
-                    catalog.add(message, locations=[(path.relative_to(package).as_posix(), lineno)],
-                                auto_comments=comments)
+                    catalog.add(message, locations=[(_location(path), lineno)], auto_comments=comments)
     return catalog
+
+
+def terminal_catalogs() -> list[tuple[str, Path, Callable[[], Catalog]]]:
+    """Every terminal catalog: (label, its Italian ``.po``, its extractor) — the shared one (label
+    ``terminal``), then each game's (label ``<name>:terminal``)."""
+    out: list[tuple[str, Path, Callable[[], Catalog]]] = [("terminal", catalog_path("it"), extract)]
+    for name in game_names():
+        out.append((f"{name}:{TERMINAL}", game_terminal_catalog_path(name, "it"),
+                    functools.partial(extract_game_terminal, name)))
+    return out
 
 
 # --- the browser's catalogs (issue 12): the shell's "web" domain and each game's own ------------------------

@@ -62,8 +62,18 @@ def test_the_lab_on_a_phone_runs_compares_and_cancels(lab_server: str, browser: 
         problems += page_problems(page, f"/lab results {lang}", lang, server, (*titles, name))
         page.screenshot(path=str(folder / f"lab-results-{lang}-390x844.png"), full_page=True)
 
+        assert page.locator("#csv-link").get_attribute("href").endswith("/games.csv")
+        page.locator("#report-link").tap()
+        page.wait_for_url(re.compile(r"/report$"))
+        assert page.locator("img").count() >= 1  # the report's plots, embedded
+        page.go_back()
+
+        page.locator("#new-run").wait_for()  # a second run (another seed), then the two side by side
+        page.locator("#games").fill("8")
+        if not page.locator(".compared").count():
+            page.locator("#compare-add").tap()
         page.locator("#more-box summary").tap()
-        page.locator("#seed").fill("7")  # a second run (another seed), then the two side by side
+        page.locator("#seed").fill("7")
         page.locator("#lab-start").tap()
         page.locator("#runs input[id^=pick-]").nth(1).wait_for(timeout=120_000)
         for k in range(2):
@@ -72,11 +82,6 @@ def test_the_lab_on_a_phone_runs_compares_and_cancels(lab_server: str, browser: 
         page.locator("#side-by-side .verdict").wait_for()
         problems += page_problems(page, f"/lab side by side {lang}", lang, server, (*titles, name))
         page.screenshot(path=str(folder / f"lab-side-{lang}-390x844.png"), full_page=True)
-        assert page.locator("#csv-link").get_attribute("href").endswith("/games.csv")
-        page.locator("#report-link").tap()
-        page.wait_for_url(re.compile(r"/report$"))
-        assert page.locator("img").count() >= 1  # the report's plots, embedded
-        page.go_back()
 
         page.locator("#new-run").wait_for()
         if page.locator(".compared button").count():  # compare nothing: one long run

@@ -99,8 +99,15 @@ class AnalysisService:
                 await task
         self._tasks = []
         if self._executor is not None:
+            # an analysis can run for a minute: its process is ended, not awaited, and the table it
+            # was analysing goes back to the queue (the next worker or start takes it)
+            for process in list(getattr(self._executor, "_processes", {}).values()):
+                with contextlib.suppress(Exception):
+                    process.terminate()
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+            with contextlib.suppress(Exception):
+                analyses.release(self.repo, self.worker)
 
     # --- requests --------------------------------------------------------------------------------------
     async def request(self, table_id: str) -> bool:
