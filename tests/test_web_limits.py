@@ -24,7 +24,6 @@ pytest.importorskip("sqlalchemy")
 from sqlalchemy import text as sql
 from starlette.websockets import WebSocketDisconnect
 
-from ludoteca.web.lobby import lobby as lobby_module
 from ludoteca.web.limits import (
     MAX_DEPTH,
     MAX_LAYOUT_SIDE,
@@ -34,6 +33,7 @@ from ludoteca.web.limits import (
     parse_json,
     valid_table_id,
 )
+from ludoteca.web.lobby import lobby as lobby_module
 from ludoteca.web.master.ai import AIRunner
 from ludoteca.web.repository.store import AppendRequest, Repository, SeatData, TableData
 from tests.test_web_api import WS, connect, create, open_seats, server

@@ -7,6 +7,8 @@ deadline, none twice (docs/web.md, "Turn-based tables": exactly once, nothing lo
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from typing import Any
 
@@ -76,3 +78,62 @@ def test_a_worker_killed_with_deadlines_pending_loses_none_and_fires_none_twice(
             after = store.get(t)
             assert after.seq > row.seq  # armed again for the next turn
         assert lobby(b).deadlines.fired == len(tables)
+
+
+
+async def _let_go(cluster: Any, tables: list[str]) -> None:
+    """The worker gives the tables' leases back (as after a deadline it fired: nobody watches there)."""
+    for t in tables:
+        cluster.release(t)
+    while cluster._tasks:
+        await asyncio.gather(*list(cluster._tasks), return_exceptions=True)
+
+
+def test_every_worker_fires_the_deadlines_of_the_tables_it_holds_or_can_take_each_once() -> None:
+    assert REDIS is not None
+    with database() as url, workers(url, REDIS) as (a, b):
+        clock = Clock()
+        for client in (a, b):
+            client.portal.call(lobby(client).deadlines.close)  # the test runs the rounds
+            lobby(client).deadlines.clock = clock
+            lobby(client).notifier = Recorder()
+        tick(a, lobby(a))
+        assert lobby(a).deadlines._lease is not None  # a is the scheduler (it repairs); b fires too
+        store = lobby(a).deadlines.store
+
+        def due(tables: list[str]) -> dict[str, Any]:
+            rows = {t: store.get(t) for t in tables}
+            clock.now = max(r.due for r in rows.values()) + 1
+            return rows
+
+        def fired_once(tables: list[str], rows: dict[str, Any]) -> None:
+            for t in tables:
+                data = stored(b, t)
+                assert len([n for n in data.notes if n.kind == "timed_out"]) == 1, t
+                assert data.action_seats[rows[t].seq] == rows[t].seat  # the AI played the late seat's move
+                assert store.get(t).seq > rows[t].seq  # armed again for the next turn
+
+        # a holds the tables it created: it gives three back; b, not the scheduler, fires those
+        tables = [two_player_table(a, move_time=HOUR)[0] for _ in range(6)]
+        a.portal.call(_let_go, a.app.state.cluster, tables[:3])
+        rows = due(tables)
+        tick(b, lobby(b))
+        assert lobby(b).deadlines.fired == 3  # the other three are a's: a fires them
+        tick(a, lobby(a))
+        assert lobby(a).deadlines.fired == 3
+        fired_once(tables, rows)
+        # nobody holds six more: both workers' rounds at once fire each once, whichever takes it
+        more = [two_player_table(a, move_time=HOUR)[0] for _ in range(6)]
+        a.portal.call(_let_go, a.app.state.cluster, more)
+        rows = due(more)
+        rounds = [threading.Thread(target=tick, args=(c, lobby(c))) for c in (a, b)]
+        for r in rounds:
+            r.start()
+        for r in rounds:
+            r.join()
+        for _ in range(3):
+            tick(a, lobby(a))
+            tick(b, lobby(b))
+        # the six more, and the first six again: their next turn was armed when the six more were made
+        assert lobby(a).deadlines.fired + lobby(b).deadlines.fired == 6 + 6 + 6
+        fired_once(more, rows)

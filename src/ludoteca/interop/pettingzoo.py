@@ -139,7 +139,7 @@ class LudotecaAECEnv(AECEnv, EzPickle):
             self._state = self._fast.to_state()
         return self._state
 
-    def _apply(self, action: int) -> None:
+    def _advance(self, action: int) -> None:
         if self._fast is not None:
             self._fast.apply_action(action)
             self._state = None
@@ -162,7 +162,7 @@ class LudotecaAECEnv(AECEnv, EzPickle):
     def _resolve_chance(self) -> None:
         play, rng = self._play, self._rng
         while play.is_chance_node():
-            self._apply(sample_outcome(play.chance_outcomes(), rng))
+            self._advance(sample_outcome(play.chance_outcomes(), rng))
 
     def _after_move(self) -> None:
         state = self._play
@@ -219,7 +219,7 @@ class LudotecaAECEnv(AECEnv, EzPickle):
             return
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self._apply(int(action))
+        self._advance(int(action))
         self._resolve_chance()
         self._after_move()
         if self._play.is_terminal():

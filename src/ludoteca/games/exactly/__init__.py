@@ -599,6 +599,7 @@ class ExactlyState(State):
             "roll": FACES[self.face] if self.phase == MOVE else None,
             "turn": self.turn,
             "rolloff": rolloff,
+            **rule_keys(self.game),
         }
 
     def action_to_json(self, action: int) -> dict[str, Any]:
@@ -721,6 +722,14 @@ class ExactlyState(State):
         return "\n".join(lines)
 
 
+def rule_keys(g: ExactlyGame) -> dict[str, int]:
+    """The position's keys for the rulebook's numbers a board shows (``target``, ``cap``,
+    ``euros_to_win``), written only when not RULES.md's value (so a position of the default game is
+    written as before those options existed); a board reads an absent key as RULES.md's value."""
+    values = {"target": (g.target, TARGET), "cap": (g.cap, CAP), "euros_to_win": (g.euros_to_win, WIN_EUROS)}
+    return {key: value for key, (value, default) in values.items() if value != default}
+
+
 def _pile_name(i: int) -> str | int:
     return "bank" if i == 0 else i - 1
 
@@ -762,6 +771,9 @@ class PositionJson(TypedDict):
     roll: int | Literal["?"] | None
     turn: int
     rolloff: NotRequired[RolloffJson | None]
+    target: NotRequired[int]
+    cap: NotRequired[int]
+    euros_to_win: NotRequired[int]
 
 
 def _coins_from_json(value: CoinsJson, where: str) -> list[int]:
@@ -854,6 +866,9 @@ def _state_from_json(game: ExactlyGame, data: Mapping[str, Any]) -> ExactlyState
     n = game.num_players
     if pos["players"] != n:
         raise ValueError(f"the position has {pos['players']} players, but this game has {n}")
+    for key, value in (("target", game.target), ("cap", game.cap), ("euros_to_win", game.euros_to_win)):
+        if key in pos and pos[key] != value:  # type: ignore[literal-required]
+            raise ValueError(f"the position's {key} is {pos[key]}, but this game's is {value}")  # type: ignore[literal-required]
     bank, piles = _piles_from_json(pos, n)
     euros = per_seat(pos["euros"], "euros", n, 0, game.euros_to_win, noun="count")
     if sum(euros) > EUROS_TOTAL:

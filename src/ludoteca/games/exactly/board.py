@@ -17,6 +17,7 @@ from rich.text import Text
 from ludoteca.core.drawing import die_text, seat, status
 from ludoteca.core.game import Action, State
 from ludoteca.core.i18n import N_, _
+from ludoteca.games.exactly import CAP, MOST_COINS, TARGET, WIN_EUROS
 
 COINS = ("5", "10", "20", "50")
 
@@ -25,7 +26,7 @@ TEXTS: dict[str, str] = {
     "starter": N_("first turn: {seat}"),
     "coin_moved": "",  # the move's own line says it
     "pass": N_("{seat}: no coin can move, the turn passes"),
-    "euro": N_("{seats}: exactly 100 cents, one euro more (euros now {euros})"),
+    "euro": N_("{seats}: exactly the target, one euro more (euros now {euros})"),
     "new_round": N_("a new round: every coin back to the bank; {seat} rolls first"),
     "start_coins": N_("each player takes a {coin}-cent coin from the bank"),
 }
@@ -37,7 +38,8 @@ SEAT_FIELDS = frozenset({"seat", "seats"})
 PHASES: dict[str, str] = {"start_roll": N_("who starts"), "roll": N_("roll"), "move": N_("move a coin"),
                           "over": N_("game over")}
 
-END_REASONS: dict[str, str] = {"three_euros": N_("three euros"), "turn_limit": N_("the turn limit was reached")}
+END_REASONS: dict[str, str] = {"three_euros": N_("enough euros to win"),
+                               "turn_limit": N_("the turn limit was reached")}
 
 
 def _player(names: Sequence[str] | None, i: Any) -> str:
@@ -64,9 +66,21 @@ def action_text(state: State, action: Action, names: Sequence[str] | None = None
         coin=data["coin"], source=_pile(names, data["from"]), target=_pile(names, data["to"]))
 
 
+def rule_numbers(data: dict[str, Any]) -> tuple[int, int, int]:
+    """The table's target, cap and euros to win as its position says them (a key the position leaves
+    out is RULES.md's value: ``rule_keys`` in the engine)."""
+    return (int(data.get("target", TARGET)), int(data.get("cap", CAP)),
+            int(data.get("euros_to_win", WIN_EUROS)))
+
+
 def draw(state: State, data: dict[str, Any], names: Sequence[str] | None = None) -> RenderableType:
-    """The bank, each player's pile, its total and euros, the die."""
-    table = Table(title="exactly — " + _("collect exactly 100 cents"), title_style="bold")
+    """The bank, each player's pile, its total and euros, the die; the title says the table's target,
+    cap and euros to win (options ``target``, ``cap``, ``euros_to_win``)."""
+    target, cap, to_win = rule_numbers(data)
+    table = Table(title="exactly — " + _("collect exactly {target} cents").format(target=target), title_style="bold")
+    rules = _("euros to win: {euros}").format(euros=to_win)
+    if cap < MOST_COINS:
+        rules += "; " + _("a pile above {cap} cents takes no coin").format(cap=cap)
     table.add_column(_("pile"))
     for c in COINS:
         table.add_column(f"{c}c", justify="right")
@@ -76,9 +90,10 @@ def draw(state: State, data: dict[str, Any], names: Sequence[str] | None = None)
     table.add_row(_("bank"), *(str(bank[c]) for c in COINS), "", "")
     for i, pile in enumerate(data["piles"]):
         total = sum(int(c) * pile[c] for c in COINS)
-        style = "bold green" if total == 100 else ("red" if total > 150 else "")
+        style = "bold green" if total == target else ("red" if total > cap else "")
         name = Text(_player(names, i) + " ")
         name.append_text(seat(i))
         table.add_row(name, *(str(pile[c]) for c in COINS), Text(f"{total}c", style=style),
-                      Text("€" * data["euros"][i], style="bold yellow"))
-    return Group(table, status(data, die_text(data), names=names, phases=PHASES))
+                      Text(("€" * data["euros"][i] + f" {data['euros'][i]}/{to_win}").strip(),
+                           style="bold yellow"))
+    return Group(table, Text(rules), status(data, die_text(data), names=names, phases=PHASES))

@@ -9,6 +9,19 @@ function total(pile) {
   return VALUES.reduce((s, v) => s + v * (pile[String(v)] || 0), 0);
 }
 
+// The table's rulebook numbers as its position says them; a key the position leaves out is RULES.md's
+// value (the engine writes only the numbers a table changed: rule_keys in games/exactly/__init__.py).
+const RULEBOOK = {target: 100, cap: 150, euros_to_win: 3};
+const BOX_TOKENS = 15; // the 1-euro tokens in the box (not an option)
+const NO_CAP = 850; // every coin of the box: a cap this high never closes a pile
+
+/** The target, the cap and the euros to win of the table whose position is ``pos``. */
+export function rules(pos) {
+  const out = {};
+  for (const [k, v] of Object.entries(RULEBOOK)) out[k] = Number.isInteger(pos[k]) ? pos[k] : v;
+  return out;
+}
+
 export function phaseText(pos, ctx) {
   if (pos.phase === "start_roll") return t("roll-off: who starts?");
   if (pos.phase === "roll") return t("rolling the die…");
@@ -18,9 +31,9 @@ export function phaseText(pos, ctx) {
 }
 
 export function seatInfo(pos, i) {
-  const e = pos.euros[i];
-  return t("{cents}¢ in the pile · {euros}", {cents: total(pos.piles[i]),
-    euros: tn("{n} euro", "{n} euros", e)});
+  const e = pos.euros[i], r = rules(pos);
+  return t("{cents}¢ of {target}¢ in the pile · {euros}", {cents: total(pos.piles[i]), target: r.target,
+    euros: tn("{held} of {n} euro", "{held} of {n} euros", r.euros_to_win, {held: e})});
 }
 
 function stack(parent, x, y, value, count, opts) {
@@ -65,6 +78,7 @@ export function render(ctx) {
   const {pos, legal, ui, colors, names} = ctx;
   const root = ctx.svg;
   const n = pos.players;
+  const {target, cap, euros_to_win: toWin} = rules(pos);
   // phones (the max-width of style.css's phone block): the bank under the die, the players' piles one per row
   const stacked = typeof window !== "undefined" && !!window.matchMedia && window.matchMedia("(max-width: 600px)").matches;
   const W = stacked ? 440 : 760;
@@ -126,11 +140,16 @@ export function render(ctx) {
     pressable(bankRect, t("the bank: move the {value}¢ coin here", {value: coin}), "dest:bank", ui,
       () => ctx.act(bankDest), false);
   }
-  // euro tokens still in the box
-  const left = 15 - pos.euros.reduce((s, x) => s + x, 0);
+  // euro tokens still in the box, and the table's numbers: the target, the euros that win, the cap
+  const left = BOX_TOKENS - pos.euros.reduce((s, x) => s + x, 0);
   const ex = stacked ? -450 : 0;
   svg("text", {x: 620 + ex, y: 30, "font-size": 12, fill: "#444", text: t("1-euro tokens left: {n}", {n: left})}, root);
   for (let k = 0; k < left; k++) euro(root, 630 + ex + (k % 5) * 26, 50 + Math.floor(k / 5) * 28);
+  // the table's numbers, one line between the bank and the players' piles
+  const ruleLine = [t("target: exactly {n}¢", {n: target}), tn("{n} euro wins", "{n} euros win", toWin),
+    cap >= NO_CAP ? t("piles never close") : t("closed above {n}¢", {n: cap})].join(" · ");
+  svg("text", {x: W / 2, y: top + 180, "text-anchor": "middle", "font-size": stacked ? 12 : 13, fill: "#3b2a08",
+    class: "table-rules", text: ruleLine}, root);
 
   // the players' piles
   for (let i = 0; i < n; i++) {
@@ -145,7 +164,7 @@ export function render(ctx) {
     svg("circle", {cx: x + 16, cy: y + 18, r: 8, fill: colors[i], "aria-hidden": "true"}, g);
     svg("text", {x: x + 30, y: y + 23, "font-size": 14, "font-weight": "bold", fill: "#222", text: shortName(seatName(i), 16)}, g);
     svg("text", {x: x + boxW - 12, y: y + 24, "text-anchor": "end", "font-size": 18, "font-weight": "bold",
-      fill: sum > 150 ? "#c0392b" : sum === 100 ? "#2a9d3f" : "#333", text: `${sum}¢`}, g);
+      fill: sum > cap ? "#c0392b" : sum === target ? "#2a9d3f" : "#333", text: `${sum}¢`}, g);
     const step = (boxW - 20) / 4;
     const pileName = t("{name}'s pile", {name: seatName(i)});
     VALUES.forEach((v, k) => {
@@ -204,10 +223,10 @@ export const EVENTS = {
   coin_moved: () => null, // the move itself says it
   euro: (e, who) => {
     const seats = e.seats || [];
-    const tally = seats.map((s) => `${who(s)} ${(e.euros || [])[s]}/3`).join(", ");
+    const tally = seats.map((s) => `${who(s)} ${(e.euros || [])[s]}`).join(", "); // (the event names no target)
     return seats.length > 1
-      ? t("exactly 100¢: {names} each take a 1-euro token (euros: {tally})", {names: andList(seats.map(who)), tally})
-      : t("exactly 100¢: {name} takes a 1-euro token (euros: {tally})", {name: who(seats[0]), tally});
+      ? t("right on target: {names} each take a 1-euro token (euros: {tally})", {names: andList(seats.map(who)), tally})
+      : t("right on target: {name} takes a 1-euro token (euros: {tally})", {name: who(seats[0]), tally});
   },
   new_round: (e, who) => t("new round: every coin goes back to the bank; {name} rolls first", {name: who(e.seat)}),
   pass: () => null, // the move itself says it

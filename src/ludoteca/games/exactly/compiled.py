@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ludoteca.core.compiled import CompiledEngine, CompiledView
-from ludoteca.games.exactly import FACES, MOVE, PHASES, START_ROLL, ExactlyGame, ExactlyState
+from ludoteca.games.exactly import FACES, MOVE, PHASES, START_ROLL, ExactlyGame, ExactlyState, rule_keys
 
 try:
     from ludoteca.games.exactly import _compiled
@@ -111,6 +111,7 @@ class CompiledState(CompiledView[ExactlyGame, ExactlyState]):
             "roll": FACES[face] if phase == MOVE else None,
             "turn": turn,
             "rolloff": rolloff,
+            **rule_keys(g),
         }
 
     def counters(self) -> dict[str, float]:

@@ -695,6 +695,9 @@ class PositionShape(TypedDict):
     carry_cap: NotRequired[Any]
     """The ``carry_cap`` option of the position's game (written when not the default, the clock);
     checked like the option (seconds >= 0, or null)."""
+    tournament_target: NotRequired[int]
+    """The ``tournament_target`` option of the position's game (written in a tournament when not
+    RULES.md's 50), for a board to say."""
 
 
 def _position_tiles(pos: PositionShape) -> list[dict[str, Any]]:
@@ -1738,13 +1741,16 @@ class ExagonState(State):
 
 
 def _option_keys(g: ExagonGame) -> dict[str, Any]:
-    """The position's keys for ``matching`` and ``carry_cap``, written only when not the default (so
+    """The position's keys for ``matching``, ``carry_cap`` and (in a tournament) ``tournament_target``,
+    written only when not the default (so
     a position of the default game is written as before those options existed)."""
     keys: dict[str, Any] = {}
     if g.lenient:
         keys["matching"] = "lenient"
     if g.explicit_carry_cap():
         keys["carry_cap"] = g.options["carry_cap"]
+    if g.tournament and g.tournament_target != TOURNAMENT_TARGET:
+        keys["tournament_target"] = g.tournament_target
     return keys
 
 

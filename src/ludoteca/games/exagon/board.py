@@ -22,6 +22,7 @@ from ludoteca.core.drawing import seat, status
 from ludoteca.core.errors import IllegalActionError
 from ludoteca.core.game import Action, State
 from ludoteca.core.i18n import N_, _
+from ludoteca.games.exagon import TOURNAMENT_TARGET
 
 # A fixed colour per number 1-9 (as on the tiles); J = Jolly, X = Exagon.
 NUMBER_COLOURS: dict[Any, str] = {
@@ -61,7 +62,7 @@ END_REASONS: dict[str, str] = {
     "perfect_fit": N_("a perfect fit"),
     "blocked": N_("nobody could place a tile: fewest tiles wins"),
     "turn_limit": N_("the turn limit was reached"),
-    "tournament": N_("someone reached 50 points"),
+    "tournament": N_("someone reached the points that end the tournament"),
 }
 
 GROUPED: dict[str, str] = {"deal": N_("tiles dealt: {count} (hands are face up)")}
@@ -299,8 +300,9 @@ def draw(state: State, data: dict[str, Any], names: Sequence[str] | None = None,
     elif data.get("clock") is None:
         extra += "  " + _("no hourglass")
     if data.get("scores") is not None:
-        extra += "  " + _("tournament points: {scores}").format(
-            scores=", ".join(f"{_name(names, i)} {p}" for i, p in enumerate(data["scores"])))
+        extra += "  " + _("tournament points: {scores} (the tournament ends at {target})").format(
+            scores=", ".join(f"{_name(names, i)} {p}" for i, p in enumerate(data["scores"])),
+            target=data.get("tournament_target", TOURNAMENT_TARGET))
     lines.append(status(data, extra.strip(), names=names, phases=PHASES))
     return Group(*lines)
 

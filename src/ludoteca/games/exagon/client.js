@@ -59,11 +59,21 @@ export function phaseText(pos, ctx) {
   return t("{placed} · {bonuses}", {placed, bonuses: tn("{n} bonus", "{n} bonuses", b)});
 }
 
+// The tournament's points that end it (RULES.md: 50); a table with another target says it in its position
+// (tournament_target, written only then: _option_keys in games/exagon/__init__.py).
+const RULEBOOK_TOURNAMENT_TARGET = 50;
+
+/** The points that end the tournament whose position is ``pos``. */
+export function tournamentTarget(pos) {
+  return Number.isInteger(pos.tournament_target) ? pos.tournament_target : RULEBOOK_TOURNAMENT_TARGET;
+}
+
 export function seatInfo(pos, i) {
   const n = pos.hands[i].length;
   const tiles = tn("{n} tile in hand", "{n} tiles in hand", n);
   if (!pos.scores) return tiles;
-  return t("{tiles} · {points}", {tiles, points: tn("{n} point", "{n} points", pos.scores[i])});
+  return t("{tiles} · {points}", {tiles, points: tn("{n} point of {target}", "{n} points of {target}", pos.scores[i],
+    {target: tournamentTarget(pos)})});
 }
 
 /** A tile in words: its number and the numbers of its six sides (J: Jolly, X: Exagon). */
@@ -311,9 +321,11 @@ export const EVENTS = {
   dealt: (e, who) => t("{name} is dealt tile {tile}", {name: who(e.seat), tile: e.tile}),
   table_tile: (e) => t("tile {tile} starts the table", {tile: e.tile}),
   set_aside: (e) => tn("{n} tile is set aside unseen", "{n} tiles are set aside unseen", e.count),
-  bonus_earned: (e, who) => tn("{name} earns {n} bonus: {c} connections, the turn goes on",
-    "{name} earns {n} bonuses: {c} connections, the turn goes on", e.count, {name: who(e.seat), c: e.count + 2}),
-  bonus_spent: (e, who) => t("{name} spends a bonus on a tile with one connection", {name: who(e.seat)}),
+  // (the events name no connections: how many earn a bonus and go on is the table's, options bonus_3.. and go_on)
+  bonus_earned: (e, who) => tn("{name} earns {n} bonus with this tile's connections; the turn goes on",
+    "{name} earns {n} bonuses with this tile's connections; the turn goes on", e.count, {name: who(e.seat)}),
+  bonus_spent: (e, who) => t("{name} spends a bonus: the tile has too few connections, but the turn goes on",
+    {name: who(e.seat)}),
   bonuses_lost: (e, who) => tn("{name} loses {n} unspent bonus", "{name} loses {n} unspent bonuses", e.count,
     {name: who(e.seat)}),
   perfect_fit: (e, who) => t("all six sides of tile {tile} match: a perfect fit for {name}!",

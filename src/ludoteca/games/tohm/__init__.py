@@ -43,7 +43,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from ludoteca.core import events as ev
 from ludoteca.core.constants import CHANCE, TERMINAL
@@ -820,6 +820,7 @@ class TohmState(State):
             "phase": PHASES[self.phase],
             "roll": self.roll,
             "turn": self.turn,
+            **face_keys(g),
         }
 
     def render(self) -> str:
@@ -875,11 +876,27 @@ class PositionJson(TypedDict):
     phase: Literal["roll", "act", "over"]
     roll: int | None
     turn: int
+    faces: NotRequired[list[str]]
+
+
+FACE_KIND_NAMES = ("nothing", "remove", "move", "place", "place_anywhere")
+"""The position's words for what a die face does (``faces``), by kind (NOTHING .. ANY)."""
+
+
+def face_keys(g: TohmGame) -> dict[str, list[str]]:
+    """The position's ``faces`` (what each die face 1 to 6 does, for a board to say), written only when
+    the die is not RULES.md's (so a position of the default game is written as before those options
+    existed); a board reads an absent key as RULES.md's die: 1 removes, 2 moves, 3-6 place."""
+    if g.face_kind == RULEBOOK_KINDS:
+        return {}
+    return {"faces": [FACE_KIND_NAMES[k] for k in g.face_kind[1:]]}
 
 
 def _state_from_json(game: TohmGame, data: Mapping[str, Any]) -> TohmState:
     pos = read(data, PositionJson)
     n = game.num_players
+    if "faces" in pos and pos["faces"] != [FACE_KIND_NAMES[k] for k in game.face_kind[1:]]:
+        raise ValueError(f"the position's die faces {pos['faces']} are not this game's")
     if pos["players"] != n:
         raise ValueError(f"the position has {pos['players']} players but this game has {n}")
     _check_layout(game, pos)

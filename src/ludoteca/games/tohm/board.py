@@ -37,6 +37,12 @@ END_REASONS: dict[str, str] = {"all_trophies_given": N_("every trophy is taken")
                                "turn_limit": N_("the turn limit was reached")}
 
 
+FACE_WORDS: dict[str, str] = {"nothing": N_("nothing, the turn passes"), "remove": N_("remove a token"),
+                              "move": N_("move a token"), "place": N_("place a token on an empty cell of its number"),
+                              "place_anywhere": N_("place a token on any empty cell")}
+"""What a die face does, by the words of the position's ``faces`` (written when the die is not RULES.md's)."""
+
+
 def _player(names: Sequence[str] | None, i: Any) -> str:
     if isinstance(i, int) and names and 0 <= i < len(names):
         return names[i]
@@ -81,5 +87,8 @@ def draw(state: State, data: dict[str, Any], names: Sequence[str] | None = None)
             name=_player(names, i), tokens=sup, trophies=tro) + "  ")
         info.append("🏆" * tro if tro else "")
         info.append("\n")
-    info.append(_("trophies left: {count}").format(count=data["trophies_left"]))
+    total = data["trophies_left"] + sum(data["trophies"])
+    info.append(_("trophies left: {count} of {total}").format(count=data["trophies_left"], total=total))
+    for face, kind in enumerate(data.get("faces") or (), start=1):
+        info.append("\n" + _("die {face}: {effect}").format(face=face, effect=_(FACE_WORDS.get(kind, kind))))
     return Group(grid, info, status(data, die_text(data), names=names, phases=PHASES))

@@ -5,12 +5,29 @@ import {t, tn} from "/static/js/i18n.js";
 const CELL = 84;
 const NUMBER_TINT = {3: "#f6e7c8", 4: "#e3efd9", 5: "#dbe8f4", 6: "#f1dde6"};
 
+// What each die face (1 to 6) does on RULES.md's die; a table with another die says it in its position's
+// "faces" (face_keys in games/tohm/__init__.py): "nothing", "remove", "move", "place" or "place_anywhere".
+const RULEBOOK_FACES = ["remove", "move", "place", "place", "place", "place"];
+
+/** What a roll of ``r`` does at the table whose position is ``pos``. */
+export function faceKind(pos, r) {
+  return (Array.isArray(pos.faces) && pos.faces.length === 6 ? pos.faces : RULEBOOK_FACES)[r - 1];
+}
+
+/** The trophies the table started with (option ``trophies``): those left and those taken. */
+export function trophiesTotal(pos) {
+  return pos.trophies_left + pos.trophies.reduce((s, x) => s + x, 0);
+}
+
 export function phaseText(pos, ctx) {
   if (pos.phase === "over") return t("game over");
   if (pos.phase === "roll") return t("rolling the die…");
   const r = pos.roll;
-  if (r === 1) return t("rolled 1 — remove any token");
-  if (r === 2) return t("rolled 2 — move any token to an empty cell");
+  const kind = faceKind(pos, r);
+  if (kind === "remove") return t("rolled {roll} — remove any token", {roll: r});
+  if (kind === "move") return t("rolled {roll} — move any token to an empty cell", {roll: r});
+  if (kind === "place_anywhere") return t("rolled {roll} — place a token on any empty cell", {roll: r});
+  if (kind === "nothing") return t("rolled {roll} — this face does nothing: the turn passes", {roll: r});
   return t("rolled {roll} — place a token on an empty {roll}", {roll: r});
 }
 
@@ -141,9 +158,20 @@ export function render(ctx) {
   const die = drawDie(sideG, sx, 24, 64, pos.roll, {dim: pos.roll === null});
   die.setAttribute("role", "img");
   die.setAttribute("aria-label", pos.roll === null ? t("the die, not rolled yet") : t("the die shows {n}", {n: pos.roll}));
-  svg("text", {x: sx, y: 118, "font-size": 14, fill: "#444", text: t("Trophies left: {n}", {n: pos.trophies_left})}, sideG);
+  const total = trophiesTotal(pos);
+  svg("text", {x: sx, y: 118, "font-size": 14, fill: "#444",
+    text: tn("Trophies left: {left} of {n}", "Trophies left: {left} of {n}", total, {left: pos.trophies_left})}, sideG);
+  // the trophies left as cups in two rows (as many as the table has, up to 20); more: one cup and their number
   const cups = svg("g", {"aria-hidden": "true"}, sideG);
-  for (let k = 0; k < pos.trophies_left; k++) trophy(cups, sx + (k % 5) * 30, 126 + Math.floor(k / 5) * 30, 26, "#f2c94c");
+  if (total <= 20) {
+    const perRow = Math.max(5, Math.ceil(total / 2)), step = Math.min(30, 150 / perRow);
+    for (let k = 0; k < pos.trophies_left; k++) {
+      trophy(cups, sx + (k % perRow) * step, 126 + Math.floor(k / perRow) * step, step - 4, "#f2c94c");
+    }
+  } else if (pos.trophies_left) {
+    trophy(cups, sx, 126, 26, "#f2c94c");
+    svg("text", {x: sx + 32, y: 146, "font-size": 16, "font-weight": "bold", fill: "#444", text: `× ${pos.trophies_left}`}, cups);
+  }
   let y = twoCol ? 4 : 200;
   const px = twoCol ? sx + 165 : sx;
   for (let i = 0; i < pos.players; i++) {

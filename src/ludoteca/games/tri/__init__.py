@@ -59,7 +59,7 @@ import itertools
 import json
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from ludoteca.core import events as ev
 from ludoteca.core.constants import CHANCE, TERMINAL
@@ -1025,6 +1025,8 @@ class TriState(State):
             "teleports_used": [g.sq_key[s] for s, u in enumerate(self.used) if u],
             "to_move": self.to_move, "round": self.round, "turn": self.turn,
             "phase": PHASE_NAMES[self.phase], "battle": self._battle_json(),
+            # option teleports off: said only then, so a position of RULES.md's game is written as before
+            **({} if g.teleports else {"teleports": False}),
         }
 
     def observation(self, seat: int | None) -> dict[str, Any]:
@@ -1251,6 +1253,7 @@ class PositionJson(TypedDict):
     turn: Annotated[int, Between(0, None)]
     phase: Literal["place", "act", "battle", "income_roll", "tiebreak", "over"]
     battle: BattleJson | None
+    teleports: NotRequired[bool]
 
 
 def _seat(value: int, what: str, n: int) -> int:
@@ -1286,6 +1289,8 @@ def _state_from_json(g: TriGame, data: Mapping[str, Any]) -> TriState:
     n = g.num_players
     if pos["players"] != n:
         raise ValueError(f"players is {pos['players']} but this game has {n} players")
+    if "teleports" in pos and pos["teleports"] != g.teleports:
+        raise ValueError(f"teleports is {pos['teleports']} but this game's is {g.teleports}")
     if pos["size"] != g.size:
         raise ValueError(f"size is {pos['size']} but this game's board has size {g.size}")
     st = TriState(g, blank=True)

@@ -136,6 +136,8 @@ def draw(state: State, data: dict[str, Any], names: Sequence[str] | None = None)
         line = _("{name}: units: {units}, cards: {cards}") if data["alive"][i] else \
             _("{name} (out): units: {units}, cards: {cards}")
         info.append(" " + line.format(name=_player(names, i), units=units, cards=cards) + "\n")
+    if data.get("teleports") is False:  # option teleports off (the position says it only then)
+        info.append(_("no teleports at this table: a closed square gives none") + "\n")
     battle = data.get("battle")
     if battle:
         info.append(

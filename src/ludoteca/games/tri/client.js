@@ -194,8 +194,10 @@ export function render(ctx) {
   const board = svg("g", {class: "tri-board"}, root);
   for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) drawSquare(board, r, c, r, c, true);
   const marks = svg("g", {"aria-hidden": "true"}, board);
-  // closed squares: thick outline in the owner's colour; a star while its teleport is unused
+  // closed squares: thick outline in the owner's colour; a star while its teleport is unused (a table without
+  // teleports, option teleports off, says "teleports": false in its position: no star)
   const used = new Set(pos.teleports_used || []);
+  const teleports = pos.teleports !== false;
   for (let r = 0; r < n; r++) {
     for (let c = 0; c < n; c++) {
       const os = DIRS.map((d) => pos.owner[`${r},${c},${d}`]);
@@ -204,7 +206,7 @@ export function render(ctx) {
           "stroke-width": 4, class: "closed-square", "data-square": `${r},${c}`}, marks);
         svg("text", {x: c * S + S / 2, y: r * S + S / 2 + 1, "text-anchor": "middle", "dominant-baseline": "central",
           "font-size": S * 0.28, fill: "#fff", stroke: "#0008", "stroke-width": 0.6,
-          text: used.has(`${r},${c}`) ? "■" : "★"}, marks);
+          text: teleports && !used.has(`${r},${c}`) ? "★" : "■"}, marks);
       }
     }
   }
@@ -271,7 +273,8 @@ export function render(ctx) {
         () => ctx.act(a));
     }
   }
-  const legend = t("round {round} · the edges wrap around (torus) · ★ closed square, teleport unused", {round: pos.round});
+  const legend = teleports ? t("round {round} · the edges wrap around (torus) · ★ closed square, teleport unused", {round: pos.round})
+    : t("round {round} · the edges wrap around (torus) · ■ closed square, no teleports at this table", {round: pos.round});
   // (on a phone in two lines: the round and the torus, then the star)
   const legendLines = stacked ? [legend.split(" · ").slice(0, 2).join(" · "), legend.split(" · ").slice(2).join(" · ")] : [legend];
   legendLines.filter(Boolean).forEach((line, k) => svg("text", {x: -M, y: B + M + 8 + (k + 1) * 15 * panelScale,

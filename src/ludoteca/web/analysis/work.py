@@ -1,6 +1,7 @@
 """What an analysis process does: analyse a table's record, at the lowest CPU priority.
 
-The processes of the pool lower their own priority (``os.nice``) when they start, so the live
+The processes of the pool lower their own priority (``os.nice`` and, on Linux, the idle scheduling
+class ``SCHED_IDLE``) when they start, so the live
 tables — their actions, broadcasts and AI moves, in the server's process and the AI pool — always
 come first: an analysis takes only the CPU time live play leaves.
 """
@@ -16,9 +17,13 @@ NICE = 19
 
 
 def lower_priority() -> None:
-    """The pool's initializer: make this process yield the CPU to everything else."""
+    """The pool's initializer: make this process yield the CPU to everything else — Linux's idle
+    scheduling class where there is one (it runs only when no other process wants the CPU), and the
+    lowest niceness anyway."""
     with contextlib.suppress(AttributeError, OSError):  # a system without priorities: run as is
         os.nice(NICE)
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 def analyse_record(data: dict[str, Any], iterations: int | None = None) -> dict[str, Any]:

@@ -172,6 +172,37 @@ class Cluster:
                 table.lease_lost()
             self._spawn(self._db(self.leases.release, lease))
 
+    async def take(self, table_id: str) -> Table | None:
+        """Take the lease of ``table_id`` now, for work that cannot wait for a round (a turn-based
+        table's deadline, web/master/deadlines.py): the table, loaded and caught up, its lease held
+        here; None when another worker holds it (that one does the work), the table is gone or not
+        in play. Lighter than a round's take-over: a table loaded for it is read once (its load
+        reads what was stored and starts its timers); a table already loaded here catches up and
+        starts its timers. The caller may :meth:`release` it at once."""
+        if self.closed:
+            return None
+        if table_id in self.held:
+            return await self.lobby.get(table_id)
+        lease = await self._db(self.leases.acquire, table_id, self.worker, self.ttl)
+        if lease is None:
+            return None
+        if lease.previous is not None:
+            self.worker_died(lease.previous)  # it let the lease expire
+        self.held[table_id] = lease
+        loaded = self.lobby.tables.get(table_id)
+        table = await self.lobby.get(table_id)
+        held = self.held.get(table_id)  # a renewal while the table loaded replaced the lease, same token
+        if table is None or held is None or held.token != lease.token:
+            self.release(table_id)
+            return None
+        if table is loaded:  # it followed the others' news without running its timers
+            await table.refresh()
+            table.lease_gained()
+        if table.status != PLAYING:
+            self.release(table_id)
+            return None
+        return table
+
     async def _gained(self, lease: Lease) -> None:
         """``lease`` is ours: load the table, read what was stored and start its timers."""
         if self.closed:

@@ -1,7 +1,8 @@
 """The lab's pool, apart from live play: one run at a time per worker, played by the lab's own command
-(``ludoteca lab`` / ``ludoteca balance``) in a process of its own at the lowest CPU priority (``nice 19``
-and Linux's idle scheduling class, its worker processes too; in the server's session, so the kernel's
-autogroup scheduling does not make it the server's equal), or on the Ray cluster of ``--lab-ray``.
+(``ludoteca lab`` / ``ludoteca balance``) in a process of its own at the lowest priority — ``nice 19`` and
+Linux's idle scheduling class, its disk writes in the idle I/O class, its worker processes too; in the
+server's session, so that the kernel's autogroup scheduling does not make it the server's equal — or on
+the Ray cluster of ``--lab-ray``.
 
 The server's event loop only looks, once a :attr:`~LabSettings.tick`: it takes the oldest queued run
 (every worker of a server shares the queue in the database, web/repository/lab_runs.py), counts the
@@ -162,6 +163,9 @@ class LabPool:
         folder = run_folder(self.settings, row["id"])
         folder.mkdir(parents=True, exist_ok=True)
         argv = command(order, folder, self.settings, row["lang"])
+        ionice = shutil.which("ionice")  # its disk writes (a line a game, fsynced) after everybody else's too
+        if ionice:
+            argv = [ionice, "-c", "3", *argv]
         nice = shutil.which("nice")
         if nice:
             argv = [nice, "-n", str(NICENESS), *argv]

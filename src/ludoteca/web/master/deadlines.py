@@ -10,9 +10,11 @@ and when a game ends (``watching`` when the player has the table open now).
 for the deadlines and reminders due; nothing about an idle turn-based table is held in memory (it is
 loaded when its deadline fires or someone opens it, and unloaded again after :data:`IDLE` seconds
 without a viewer). A deadline is fired by the worker holding the table's lease, or — the table held
-by nobody — by the one worker holding the scheduler's own lease (:data:`SCHEDULER`); with one worker,
-by it. Firing claims the row with one conditional update (exactly once), then does what the creator
-chose (web/master/pace.py) and says so in the table's log: the AI plays the move, or the seat goes
+by nobody — by whichever worker takes its lease first (``Cluster.take``: one conditional update, so
+the work spreads over the workers; the table is loaded, fired and its lease given back at once);
+with one worker, by it. The one worker holding the scheduler's own lease (:data:`SCHEDULER`) repairs
+the rows stopped workers left. Firing claims the row with one conditional update (exactly once), then
+does what the creator chose (web/master/pace.py) and says so in the table's log: the AI plays the move, or the seat goes
 to the AI at its second miss, or the opponent may claim the win. A worker stopped before it fired a
 claimed deadline, or between a move's commit and its row's update, leaves a row that
 :meth:`DeadlineStore.stale` finds: the next round repairs it (nothing lost, nothing fired twice).
@@ -24,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -52,8 +55,10 @@ REPAIR_EVERY = 10
 """Rounds between two searches for rows a stopped worker left behind."""
 FIRING = 16
 """Deadlines fired at once in a round (their tables load, their AI moves are stored, in parallel)."""
+OVERLAP = 3
+"""Rounds at most running at once (a round still firing when the next begins)."""
 SCHEDULER = "~deadlines"
-"""The lease (web/hub/leases.py) of the one worker that fires the deadlines of tables nobody holds."""
+"""The lease (web/hub/leases.py) of the one worker that repairs the rows stopped workers left."""
 TIMED_OUT = "timed_out"
 """The notice of a seat whose time ran out: ``{"seat", "name", "then": ai_move | ai_seat | claim}``."""
 CLAIMED = "claimed"
@@ -80,6 +85,8 @@ class Deadlines:
         self._keeper: asyncio.Task[None] | None = None
         self._closed = False
         self._pending: set[asyncio.Future[Any]] = set()
+        self._firing: set[str] = set()
+        """The tables whose deadline a round of this worker is firing now (rounds overlap)."""
 
     # --- the listener ------------------------------------------------------------------------------
     def changed(self, table: Table, change: Change) -> None:
@@ -171,15 +178,33 @@ class Deadlines:
             self._lease = None
 
     async def _loop(self) -> None:
-        while not self._closed and not self.lobby.closing:
-            began = time.monotonic()
-            try:
-                await self.tick()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.warning("deadlines round failed", exc_info=True)
-            await asyncio.sleep(max(0.05, self.every - (time.monotonic() - began)))
+        """A round every :data:`EVERY` seconds. The next round begins on time even while the last one
+        still fires (a slow table does not hold back the deadlines falling due meanwhile; a table
+        being fired is not fired again), at most :data:`OVERLAP` rounds at once."""
+        rounds: set[asyncio.Task[None]] = set()
+        try:
+            while not self._closed and not self.lobby.closing:
+                began = time.monotonic()
+                task = asyncio.ensure_future(self._round())
+                rounds.add(task)
+                task.add_done_callback(rounds.discard)
+                await asyncio.wait({task}, timeout=self.every)
+                while len(rounds) >= OVERLAP:
+                    await asyncio.wait(set(rounds), return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.sleep(max(0.05, self.every - (time.monotonic() - began)))
+        finally:
+            for task in list(rounds):
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.gather(*rounds, return_exceptions=True)
+
+    async def _round(self) -> None:
+        try:
+            await self.tick()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("deadlines round failed", exc_info=True)
 
     async def _keep_lease(self) -> None:
         """Several workers: renew the scheduler's lease every round of the cluster, whatever a round of
@@ -215,41 +240,57 @@ class Deadlines:
         gate = asyncio.Semaphore(FIRING)
 
         async def fire(row: Deadline) -> None:
-            async with gate:
-                try:
+            if row.table_id in self._firing:
+                return  # an earlier round is firing it
+            self._firing.add(row.table_id)
+            try:
+                async with gate:
                     await self._fire(row, leader)
-                except Exception:
-                    log.warning("table %s: deadline not fired", row.table_id, exc_info=True)
+            except Exception:
+                log.warning("table %s: deadline not fired", row.table_id, exc_info=True)
+            finally:
+                self._firing.discard(row.table_id)
 
-        await asyncio.gather(*(fire(row) for row in await self._db(self.store.due, now)))
+        await asyncio.gather(*(fire(row) for row in self._order(await self._db(self.store.due, now))))
         await self.settled()  # the rows the moves just played armed again
         for row in await self._db(self.store.reminders, now):
             await self._remind(row, leader)
         if leader and (self.rounds % REPAIR_EVERY == 1 or REPAIR_EVERY <= 1):
             for table_id in await self._db(self.store.stale, now, GRACE):
-                await self._repair(table_id)
+                if table_id not in self._firing:
+                    await self._repair(table_id)
         self._unload_idle()
 
-    async def _hold(self, table_id: str, leader: bool) -> Table | None:
-        """The table, loaded, when this worker may fire its deadlines (it holds the table's lease,
-        or takes it as the scheduler); None otherwise."""
+    def _order(self, rows: list[Deadline]) -> list[Deadline]:
+        """Several workers read the same rows due: each fires those due in the same second in its own
+        order (a hash salted with its id), so that they seldom reach for the same table at once."""
+        cluster = self.lobby.cluster
+        if cluster is None:
+            return rows
+        salt = cluster.worker
+        return sorted(rows, key=lambda r: (int(r.due or 0.0), zlib.crc32(f"{salt}:{r.table_id}".encode())))
+
+    async def _hold(self, table_id: str) -> Table | None:
+        """The table, loaded, when this worker may fire its deadlines: it holds the table's lease or
+        takes it now (``Cluster.take``); None when another worker holds it (that one fires them)."""
         cluster = self.lobby.cluster
         if cluster is not None and not cluster.holds(table_id):
-            if not leader:
-                return None
-            run = asyncio.get_running_loop().run_in_executor
-            lease = await run(None, cluster.leases.acquire, table_id, cluster.worker, cluster.ttl)
-            if lease is None:
-                return None  # another worker holds it: that worker fires it
-            await cluster._gained(lease)
-            if not cluster.holds(table_id):
-                return None
+            return await cluster.take(table_id)
         return await self.lobby.get(table_id)
 
     async def _fire(self, row: Deadline, leader: bool) -> None:
-        table = await self._hold(row.table_id, leader)
+        cluster = self.lobby.cluster
+        if cluster is not None and not cluster.holds(row.table_id):
+            # every worker reads the same rows due: one the other fired meanwhile is not taken again
+            now = await self._db(self.store.get, row.table_id)
+            if now is None or now.fired or now.seq != row.seq or now.due != row.due:
+                return
+        table = await self._hold(row.table_id)
         if table is None:
-            if (self.lobby.cluster is None or leader) and await self._gone(row.table_id):
+            # a table that cannot be loaded any more (another worker holding it is the usual case: only
+            # a row left overdue long is looked at)
+            overdue = row.due is not None and self.clock() - row.due > GRACE
+            if (cluster is None or (leader and overdue)) and await self._gone(row.table_id):
                 await self._db(self.store.forget, row.table_id)
             return
         if row.ai:
@@ -266,6 +307,7 @@ class Deadlines:
             await self._repair(table.id)
             return
         if count is None:
+            self._let_go(table)
             return  # fired already (another worker, an earlier round)
         assert seat is not None and row.due is not None
         self.fired += 1
@@ -365,7 +407,7 @@ class Deadlines:
     async def _repair(self, table_id: str) -> None:
         """A row a stopped worker left: armed again from the table's position (a claimed deadline
         whose firing never happened is due again)."""
-        table = await self._hold(table_id, True)
+        table = await self._hold(table_id)
         if table is None:
             return
         row = await self._db(self.store.get, table_id)
