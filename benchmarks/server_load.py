@@ -218,11 +218,23 @@ async def clients(base: str, game: str, seeds: list[int], think: float, link: An
 
 
 def client_process(link: Any, base: str, game: str, seeds: list[int], think: float) -> None:
-    """One client process: plays its tables, then sends back its samples and its CPU seconds."""
-    stats = asyncio.run(clients(base, game, seeds, think, link))
+    """One client process: plays its tables, then sends back its samples and its CPU seconds.
+    Its event loop is uvloop when installed (as the server's), so that the clients take less of
+    the cores they share with the server; ``LUDOTECA_LOAD_LOOP=asyncio`` keeps asyncio's own."""
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        stats = runner.run(clients(base, game, seeds, think, link))
     link.send({"samples": stats.samples, "peer": stats.peer_samples, "errors": stats.errors, "games": stats.games,
                "cpu": time.process_time()})
     link.close()
+
+
+def _loop_factory() -> Any:
+    if os.environ.get("LUDOTECA_LOAD_LOOP", "uvloop") == "uvloop":
+        with contextlib.suppress(ImportError):
+            import uvloop
+
+            return uvloop.new_event_loop
+    return None
 
 
 # --- CPU accounting (Linux /proc) ------------------------------------------------------------------
@@ -505,7 +517,8 @@ def main() -> int:
         args.redis = args.redis or os.environ.get("LUDOTECA_TEST_REDIS_URL")
         if not args.database or not args.database.startswith("postgresql") or not args.redis:
             parser.error("--workers needs PostgreSQL (--database postgresql+psycopg://...) and --redis URL")
-    plan: list[int | None] = {None: [None], "1": [1], "2": [2], "both": [1, 2]}[args.workers]
+    plans: dict[str | None, list[int | None]] = {None: [None], "1": [1], "2": [2], "both": [1, 2]}
+    plan = plans[args.workers]
     load_before = os.getloadavg()
     results = []
     for workers in plan:

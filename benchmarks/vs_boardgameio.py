@@ -79,9 +79,9 @@ def bgio_run(folder: Path, storage: str, args: argparse.Namespace) -> dict[str, 
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="bgio-") as tmp:
         log = Path(tmp) / "server.log"  # a file, not a pipe: a full pipe would stop the server
-        with log.open("w") as out:
+        with log.open("w") as sink:
             server = subprocess.Popen(["node", "server.js", str(port), storage, tmp], cwd=folder,
-                                      stdout=out, stderr=subprocess.STDOUT, text=True)
+                                      stdout=sink, stderr=subprocess.STDOUT, text=True)
         load = None
         try:
             deadline = time.monotonic() + 30

@@ -132,7 +132,7 @@ def test_exactly_without_a_cap_and_one_euro_to_win(root: Path) -> None:
 def test_exactly_in_italian(root: Path) -> None:
     (out,) = draw(root, "it", ("exactly", position("exactly", target=120, cap=200, euros_to_win=2)))
     board = " | ".join(out["board"])
-    assert "obiettivo: esattamente 120¢" in board and "chiusa sopra 200¢" in board
+    assert "obiettivo: esattamente 120¢" in board and "pile chiuse oltre 200¢" in board
     assert out["seats"][0] == "5¢ su 120¢ nella pila · 0 euro su 2"
 
 

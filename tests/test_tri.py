@@ -396,7 +396,8 @@ def test_most_dice_caps_the_attackers_dice():
 
 
 def test_no_teleports_when_switched_off():
-    state = load(position(owner={**square(1, 1, 0), "3,3,S": 1}), teleports=False)
+    # the position of such a table says it: "teleports": false (for the boards to draw no teleport)
+    state = load({**position(owner={**square(1, 1, 0), "3,3,S": 1}), "teleports": False}, teleports=False)
     assert not any(s.startswith("tp") for s in legal_strings(state))
 
 
