@@ -170,8 +170,11 @@ def test_two_players_finish_a_turn_based_game_across_a_week_each_told_on_every_t
             if data.status != "playing":
                 break
             # the new turn's player was told, with the deadline a day from the turn's start (docs/web.md)
-            told = rec.wait(lambda ns, r=row: any(n.seat == r.seat and n.due == r.due for n in ns
-                                                  if n.kind == "your_turn" and n.table == table))
+            def armed(ns: list[Notice], r: Any = row) -> bool:
+                return any(n.seat == r.seat and n.due == r.due for n in ns
+                           if n.kind == "your_turn" and n.table == table)
+
+            told = rec.wait(armed)
             notice = [n for n in told if n.kind == "your_turn" and n.table == table][-1]
             assert notice.due == pytest.approx(row.armed_at + DAY) and notice.watching is False
             assert notice.player == ("Ann" if row.seat == 0 else "Bob") and notice.game == "exactly"
