@@ -1,4 +1,4 @@
-"""How much each AI level does in one turn, and how often it wins a game in one turn (issue 22).
+"""How much each AI level does in one turn, and how often it wins a game in one turn.
 
     nice .venv/bin/python benchmarks/ai_turns.py [GAME ...] [--games 20] [--against easy] [--seed 1]
         [--levels beginner,easy,medium,hard,expert] [--spec LEVEL=SPEC] [--json FILE]

@@ -8,7 +8,7 @@
   game between two ``strong`` players, seeded), with the evaluator the analysis picks (exact for
   TOHM on its 2-player 3x3 board, else the search at ``--iterations`` simulations a position, by
   default the analysis's: the game's tuned ``mcts`` budget, at most 400).
-  Goals (issue 26): exactly and TOHM <= 10 s, EXAGON <= 30 s, TRI <= 60 s.
+  Goals: exactly and TOHM <= 10 s, EXAGON <= 30 s, TRI <= 60 s.
 * **solver** (``--solve``): TOHM two-player 3x3 solved from scratch in a child process: CPU seconds,
   sweeps and peak memory (``ru_maxrss`` of the child).
 * **turn limit**: ``--perfect-games`` games between two ``perfect`` players (seeded dice): their

@@ -13,7 +13,7 @@ Part 1, steps per second — uniformly random play, the same for every row: the 
 * ``--reference connect_four`` (the default): the same pyspiel loop on that *native* OpenSpiel
   game, in the same run; ``vs-ref`` = openspiel / reference in decisions, ``actions-vs-ref`` the
   same counting every action the loop applies (``os-actions``: chance outcomes too; a native
-  game without chance applies only decisions) — the bar of issue 27, at least 1 for TOHM;
+  game without chance applies only decisions) — the bar, at least 1 for TOHM;
 * ``pettingzoo``: ``raw_env`` with ``env.last()`` (observation tensor, action mask, infos)
   before each ``step``, the action drawn from ``info["legal_actions"]``; ``pz-noinfo`` is the
   same with ``position_info=False``; ``pz-maskscan`` draws it from the action mask instead

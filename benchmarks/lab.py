@@ -3,7 +3,7 @@
     python benchmarks/lab.py [--game tohm] [--players 2] [--agents random] [--games 4000]
     python benchmarks/lab.py --kinds random,heuristic,mcts,strong [--kind-games mcts=4,strong=400]
 
-Bars (issue 5): 2 jobs >= 1.7 x one job; the lab's overhead per game <= 10% of bare playouts
+Bars: 2 jobs >= 1.7 x one job; the lab's overhead per game <= 10% of bare playouts
 of the same agents.
 
 **Overhead.** Game by game, the lab's work on game ``i`` — ``runner.play_game`` (deriving the
@@ -17,7 +17,7 @@ write, flush and fsync per batch of about 0.25 s of games) is timed the same way
 per game. The default is TOHM with 2 random players: the fastest engine with the cheapest
 agent, so the worst case for the lab's own cost.
 
-**Agent kinds** (``--kinds random,heuristic,mcts,strong``, issue 15): games per second of the
+**Agent kinds** (``--kinds random,heuristic,mcts,strong``): games per second of the
 lab with each agent kind in every seat, 1 and 2 jobs side by side (``--kind-games
 mcts=4,strong=400`` sets the games per kind; the default is 200, mcts 4), and for each kind the
 share of a game's time spent in the agents' ``step`` (the rest is the Python engine playing the

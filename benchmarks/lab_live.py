@@ -11,8 +11,8 @@ waits until its games are being played, measures the same load again, checks tha
 during the measurement (its games done grew), cancels it and prints both measurements side by side,
 with the CPU seconds of the server's processes (the lab's included: they are its children).
 
-The bar (issue 27): live play never waits for the lab — the p99 with the lab going stays within the
-project's 50 ms bar for 200 tables (issue 4) and close to the p99 without it. Bounded: two measured
+The bar: live play never waits for the lab — the p99 with the lab going stays within the
+project's 50 ms bar for 200 tables and close to the p99 without it. Bounded: two measured
 periods plus set-up; the server and the run are stopped at the end.
 """
 

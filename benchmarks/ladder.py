@@ -1,4 +1,4 @@
-"""The AI ladder: every level's rating on the openskill scale, measured in arena games (issue 14).
+"""The AI ladder: every level's rating on the openskill scale, measured in arena games.
 
     nice .venv/bin/python benchmarks/ladder.py [GAME ...] [--games 20] [--procs 2] [--seed 1]
         [--pairings beginner-easy,...] [--spec LEVEL=SPEC] [--out DIR] [--json results.jsonl]

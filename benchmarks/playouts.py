@@ -19,8 +19,8 @@
   with this tree's runs so that machine noise hits both alike. ``ratio`` = fast / REV.
 
 Speeds are actions per CPU second (``time.process_time``), the best of ``--repeat`` runs.
-Floors (issue 2): exactly >= 50,000 actions/s, TOHM >= 100,000, TRI >= 20,000, EXAGON >= 5,000.
-Compiled target (issue 15): >= 10x the fast path.
+Floors: exactly >= 50,000 actions/s, TOHM >= 100,000, TRI >= 20,000, EXAGON >= 5,000.
+Compiled target: >= 10x the fast path.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOORS = {"exactly": 50_000, "tohm": 100_000, "tri": 20_000, "exagon": 5_000}
-"""Issue 2's floors of the fast path; a game not listed has none (its rows say no ``ok``)."""
+"""The fast path's floors; a game not listed has none (its rows say no ``ok``)."""
 
 
 def player_counts(name: str) -> range:

@@ -4,7 +4,7 @@
                                      [--database URL] [--workers 1|2|both --redis URL]
                                      [--ramp] [--client-procs 1] [--json]
 
-With ``--workers`` (issue 13) the server runs on PostgreSQL (``--database``, default
+With ``--workers`` the server runs on PostgreSQL (``--database``, default
 ``$LUDOTECA_TEST_POSTGRES_URL``; each run gets a fresh database on that server, dropped after)
 and Redis (``--redis``, default ``$LUDOTECA_TEST_REDIS_URL``) as ``ludoteca serve --workers N``,
 every worker on the one shared socket; ``both`` (the default when PostgreSQL and Redis are
@@ -36,9 +36,9 @@ configuration *can* carry: the think time is halved step after step (``--seconds
 sender and to the opponent) is at most 50 ms.
 
 Bounded: it stops by itself after its steps of load (plus set-up), and stops the server.
-The bars: 200 concurrent tables with p99 <= 50 ms on a 2-core machine (issue 4); 2 workers carry
+The bars: 200 concurrent tables with p99 <= 50 ms on a 2-core machine; 2 workers carry
 at least 1.6x the actions per second of one at p99 <= 50 ms, and 1,000 tables are held at
-p99 <= 100 ms (issue 13).
+p99 <= 100 ms.
 """
 
 from __future__ import annotations

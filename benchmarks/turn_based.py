@@ -1,4 +1,4 @@
-"""Turn-based tables at scale (issue 25): 10,000 tables with pending deadlines in PostgreSQL.
+"""Turn-based tables at scale: 10,000 tables with pending deadlines in PostgreSQL.
 
     python benchmarks/turn_based.py [--tables 10000] [--due 300] [--window 30] [--workers both]
                                     [--database URL] [--redis URL] [--json]
@@ -45,7 +45,7 @@ from ludoteca.web.launch import fresh_database, server_process  # noqa: E402
 
 GAME = "exactly"
 BAR_P99 = 5.0
-"""Seconds: a deadline fires at most this late at p99 (issue 25)."""
+"""Seconds: a deadline fires at most this late at p99."""
 DRAIN = 10.0
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Extract the messages into the catalogs and merge them into the Italian ones (issue 12).
+"""Extract the messages into the catalogs and merge them into the Italian ones.
 
     .venv/bin/python scripts/i18n.py          # update every catalog (terminal, browser, each game's)
     .venv/bin/python scripts/i18n.py --check  # exit 1 when a message of any catalog lacks Italian

@@ -1,4 +1,4 @@
-"""A real cluster for the end-to-end tests of issue 13: workers, PostgreSQL, Redis, nginx.
+"""A real cluster for the end-to-end tests of workers, PostgreSQL, Redis, nginx.
 
 - :func:`fresh_database`: a new database on the test PostgreSQL server
   (``LUDOTECA_TEST_POSTGRES_URL``), dropped at the end, so no other test's tables are resumed.

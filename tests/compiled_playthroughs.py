@@ -1,4 +1,4 @@
-"""The golden playthroughs replayed on a compiled engine (issue 15), for every game's differential test.
+"""The golden playthroughs replayed on a compiled engine, for every game's differential test.
 
 :func:`generate` is ``ludoteca.core.playthrough.generate`` with the compiled engine playing: the
 positions are the compiled ones (rendered through ``to_state``), the legal actions and the chance

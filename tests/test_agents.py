@@ -333,10 +333,10 @@ def test_exagon_heuristic_plays_the_turn_out() -> None:
     assert longest >= 2
 
 
-# --- the contract: tuning defaults, hidden information, no game names (issue 11) ----------
+# --- the contract: tuning defaults, hidden information, no game names ----------
 
 def test_the_tuned_defaults_of_docs_strength_are_declared_on_the_games() -> None:
-    # docs/strength.md's tuned defaults (issue 11: declared on each game class)
+    # docs/strength.md's tuned defaults (declared on each game class)
     declared = {name: {**FALLBACKS, **ludoteca.game_class(name).agent_defaults["mcts"]}
                 for name in ("exactly", "tohm", "tri", "exagon")}
     assert declared == {

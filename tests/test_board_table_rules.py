@@ -1,6 +1,6 @@
 """The terminal boards (games/<name>/board.py) say the rules their table was created with.
 
-A table created with other rulebook numbers (issue 27's options) is drawn as the terminal draws it
+A table created with other rulebook numbers (the rulebook's numbers as options) is drawn as the terminal draws it
 (:func:`ludoteca.play.boards`' convention: ``draw(state, data, names)``); the expected values are the
 options the test sets, and RULES.md's for a default table: exactly's target 100, cap 150 and three
 euros (RULES.md 1), TOHM's 10 trophies and its die (RULES.md 3), TRI's teleports (RULES.md 2),

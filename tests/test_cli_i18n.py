@@ -1,4 +1,4 @@
-"""The last English a person met in the terminal (issue 12): game option errors, illegal moves,
+"""The last English a person met in the terminal: game option errors, illegal moves,
 ``--help`` and argparse's own errors, in Italian through the real command line; English unchanged."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The browser boards say the rules their table was created with, not RULES.md's numbers.
 
-A table created with other rulebook numbers (the options of issue 27) is drawn by the game's client
+A table created with other rulebook numbers (the options) is drawn by the game's client
 (games/<name>/client.js) outside a browser, with Node and a small stand-in for the page's DOM: the
 texts the board draws and its seat and phase lines must carry the table's numbers. Expected values
 are the options the test sets (and, for the default table, RULES.md's): exactly's target, cap and

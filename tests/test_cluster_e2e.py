@@ -1,4 +1,4 @@
-"""Several workers end to end (issue 13): real PostgreSQL, real Redis, real nginx, real processes.
+"""Several workers end to end: real PostgreSQL, real Redis, real nginx, real processes.
 
 Each test starts its own cluster (tests/cluster.py): two single-process ``ludoteca serve``
 workers on one fresh PostgreSQL database and a private Redis, and nginx in front.
@@ -12,7 +12,7 @@ workers on one fresh PostgreSQL database and a private Redis, and nginx in front
   trials: applied exactly once, the other answer is a clear refusal (or nothing).
 - **Redis restarted** mid-game: moves made while it is down are seen on the other worker once it
   is back; the game goes on to its end with nothing lost.
-- **A forged bus message** (issue 23): someone who can ``PUBLISH`` on Redis sends the message of a
+- **A forged bus message**: someone who can ``PUBLISH`` on Redis sends the message of a
   move that was never stored; no viewer on either worker is shown it, and the seat to move plays
   at once.
 
@@ -295,7 +295,7 @@ def _plain_game() -> str:
 
 
 def test_a_forged_bus_message_never_becomes_a_move(need_services_only: None, tmp_path: Path) -> None:
-    """The attack of issue 23, with redis-py and Redis's password (an insider, or a leaked URL):
+    """The attack, with redis-py and Redis's password (an insider, or a leaked URL):
     ``PUBLISH ludoteca:t:T '{"t":T,"s":n+1,"w":"wforged-0001","n":1,"b":{"rows":{"from":n,
     "a":[[s,A]],"at":NOW}}}'`` with ``n`` the stored actions, ``s`` the seat to move and ``A`` a legal
     move. The workers do not have the bus secret's MAC on it: it is a hint to read the database, so

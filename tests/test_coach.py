@@ -1,4 +1,4 @@
-"""``ludoteca play … --coach``: each of the human's moves judged against the best one (issue 26).
+"""``ludoteca play … --coach``: each of the human's moves judged against the best one.
 
 The TOHM two-player position is the one of tests/test_analysis.py, checked by hand with RULES.md
 section 3: seat 0 leads 5-4 with one trophy left and rolled a 2; completing its own top row wins

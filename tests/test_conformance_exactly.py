@@ -174,7 +174,7 @@ def test_options_and_defaults() -> None:
     # "option `start_coin`: "round" (default, also written `true`)"; "Every game has a `turn_limit`
     # option (default 1000)"
     assert g.options["start_coin"] == "round" and g.options["turn_limit"] == 1000
-    # ""never" (also written `false`)"; "Anything else: ValueError naming start_coin" (issue 10)
+    # ""never" (also written `false`)"; "Anything else: ValueError naming start_coin"
     assert load(3, start_coin=True).options["start_coin"] == "round"
     assert load(3, start_coin=False).options["start_coin"] == "never"
     assert load(3, start_coin="game").options["start_coin"] == "game"

@@ -1006,7 +1006,7 @@ def test_teleport_move_actions_parse_anywhere() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Events (issue 11), from RULES.md "Cards": "Hands are public knowledge (all gains are public and
+# Events, from RULES.md "Cards": "Hands are public knowledge (all gains are public and
 # used cards are shown); only the card chosen for the battle in progress is secret", and "Battles":
 # each side rolls, "knowing only their own roll, secretly picks one card ... (attacker first in the
 # action order, hidden from the defender)"; "Both are revealed".

@@ -276,7 +276,7 @@ def test_give_only_to_a_player_holding_exactly_one_tile() -> None:
 
 def test_giving_away_the_last_tile_wins_at_once() -> None:
     # RULES.md section 4, End: "so does a player who empties their hand by giving away their last
-    # tile" (issue 10, amendment 4). Seat 0 holds one tile, has placed one and holds a bonus; seat 1
+    # tile" (amendment 4). Seat 0 holds one tile, has placed one and holds a bonus; seat 1
     # holds exactly one tile, so seat 0 may give it its last tile, and wins: returns [1, 0, 0].
     tiles = tiles_of("fives")
     s = state_of(position(tiles, ring(2), [[0], [11], [12, 13, 9, 10]], placed=1, bonus=1, turn=4))
@@ -658,7 +658,7 @@ def test_invalid_positions_say_what_is_wrong(pos: dict[str, Any], message: str) 
         load(2, clock=None).state_from_json(pos)
 
 
-# --- reading positions written by another program (RULES.md, Conventions; issue 10) -------
+# --- reading positions written by another program (RULES.md, Conventions) -------
 
 def test_deal_position_with_any_to_move_is_read_and_written_back_with_the_next_seat() -> None:
     # "accepts any well-typed value of a key whose value these rules do not fix: to_move at a
@@ -723,7 +723,7 @@ def test_finished_game_with_turn_counters_is_read_with_counters_0() -> None:
 
 
 def test_a_game_won_mid_turn_is_written_so_that_it_reads_back() -> None:
-    # Issue 10: a game won after an earlier placement in the same turn ended with
+    # a game won after an earlier placement in the same turn ended with
     # placed_this_turn > 0, and state_from_json(state.to_json()) raised. Seat 0 has placed one tile
     # this turn and places its last tile (two connections): it wins, and the position reads back.
     tiles = tiles_of("fives")
@@ -736,7 +736,7 @@ def test_a_game_won_mid_turn_is_written_so_that_it_reads_back() -> None:
 
 
 def test_a_game_ended_by_turn_limit_after_a_placing_turn_reads_back() -> None:
-    # Issue 10: "every game ended by turn_limit right after a turn that placed a tile".
+    # "every game ended by turn_limit right after a turn that placed a tile".
     tiles = tiles_of("fives")
     pos = position(tiles, ring(2), [[0, 9, 10], [11, 12]], placed=2, bonus=1, turn=4, time_left=30.0,
                    carry=0.0)
@@ -748,7 +748,7 @@ def test_a_game_ended_by_turn_limit_after_a_placing_turn_reads_back() -> None:
     assert s.game.state_from_json(data).to_json() == data
 
 
-# --- the opening and the hourglass, re-read against RULES.md (issue 10) --------------------
+# --- the opening and the hourglass, re-read against RULES.md --------------------
 
 ONES_2 = {"id": 18, "sides": [1, 1, 1, 1, 1, 2], "star": 7, "star_points": 1}
 
@@ -994,7 +994,7 @@ def test_random_games_with_the_default_set_end_by_a_last_tile() -> None:
     assert ends["last_tile"] + ends["perfect_fit"] >= 36
 
 
-# --- engine contract v2: int actions, elapsed, events, the game's facts (issue 11) ---------
+# --- engine contract v2: int actions, elapsed, events, the game's facts ---------
 
 def clocked(arc: int = 2, **kw: Any) -> ExagonState:
     """A fives position in a clocked turn (clock 60): seat 0 to move, 60 s left."""
@@ -1014,7 +1014,7 @@ def find(events: list[Any], kind: str) -> dict[str, Any]:
 
 
 def test_actions_are_ints_and_elapsed_enters_through_apply_action() -> None:
-    # Issue 11: "Actions are always ints. Time spent enters through the API"; RULES.md: any action
+    # "Actions are always ints. Time spent enters through the API"; RULES.md: any action
     # may carry "elapsed", which time_left loses.
     s = clocked()
     a = s.action_from_json(place(0, (0, 0), 0, elapsed=10))
@@ -1338,7 +1338,7 @@ def test_events_are_public_json_and_the_fast_path_agrees(players: int, clock: fl
     ],
 )
 def test_position_shape_errors_name_the_key_path(change: dict[str, Any], message: str) -> None:
-    # Issue 11: the position's shape is declared (PositionShape) and read by the shared reader
+    # the position's shape is declared (PositionShape) and read by the shared reader
     # (ludoteca.core.shape), whose messages name the key path; the module keeps the rules' invariants.
     pos = position(tiles_of("fives"), ring(2), [[0, 9, 10], [11, 12]])
     pos.update(change)

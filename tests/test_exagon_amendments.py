@@ -1,4 +1,4 @@
-"""EXAGON's amended rules (RULES.md section 4, issue 21), scenario by scenario.
+"""EXAGON's amended rules (RULES.md section 4), scenario by scenario.
 
 Each expected value is derived from the amended sentence quoted above the test, not from the
 engine's output: the option ``matching`` ("lenient"), the hourglass's ``carry_cap``, the tournament

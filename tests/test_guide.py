@@ -1,4 +1,4 @@
-"""The guided first game of every game ("Learn to play", issue 12): the guide files checked against the
+"""The guided first game of every game ("Learn to play"): the guide files checked against the
 real engines (core/guide.py), and the stateless API that plays their steps (web/lobby/guide.py)."""
 
 from __future__ import annotations
@@ -245,7 +245,7 @@ def test_the_guide_files_are_small() -> None:
         assert len(json.dumps(raw_guide(name))) < 100_000
 
 
-# --- issue 22: the guides complete --------------------------------------------------------------------------
+# --- the guides complete --------------------------------------------------------------------------
 def test_every_guide_shows_how_a_game_ends() -> None:
     """The last step of every guide ends the game (a result the page says in words), and a game whose
     end can come from a full board or an emptied hand shows it there, not only in the rules."""

@@ -1,4 +1,4 @@
-"""The terminal in Italian and English (issue 12): Babel catalogs, the locale variables, ``--lang``."""
+"""The terminal in Italian and English: Babel catalogs, the locale variables, ``--lang``."""
 
 from __future__ import annotations
 

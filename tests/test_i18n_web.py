@@ -1,4 +1,4 @@
-"""The browser in Italian and English (issue 12): the catalogs, their extraction, the served JSON,
+"""The browser in Italian and English: the catalogs, their extraction, the served JSON,
 the server's messages and the lobby's option texts in the requester's language."""
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def collect(spec: RunSpec, games: int) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("path", LAB_FILES, ids=lambda p: p.name)
 def test_the_lab_names_no_game(path: Path) -> None:
-    # issue 11: "no module outside games/ names a game"; the lab reads what each game declares
+    # "no module outside games/ names a game"; the lab reads what each game declares
     text = path.read_text(encoding="utf-8")
     for name in registry.GAMES:
         hits = [m.group(0) for m in re.finditer(rf"\b{re.escape(name)}\b", text, re.IGNORECASE)]
@@ -49,7 +49,7 @@ def test_the_lab_names_no_game(path: Path) -> None:
 
 @pytest.mark.parametrize("path", LAB_FILES, ids=lambda p: p.name)
 def test_the_lab_calls_no_private_engine_hook(path: Path) -> None:
-    # issue 11: no caller outside core/ and games/ touches _apply, _legal or _legal_actions
+    # no caller outside core/ and games/ touches _apply, _legal or _legal_actions
     text = path.read_text(encoding="utf-8")
     assert not re.search(r"\._(apply|legal|legal_actions)\b", text), path.name
 

@@ -1,4 +1,4 @@
-"""The lab's luck share (lab/luck.py; docs/lab.md "Skill or luck"), issue 26.
+"""The lab's luck share (lab/luck.py; docs/lab.md "Skill or luck").
 
 Hand-checked: on TOHM for two players (solved exactly), between two ``perfect`` players no decision
 loses anything, so each seat's result is its expected result at the start plus the luck the dice

@@ -38,7 +38,7 @@ def error_bars_ok(summary: dict[str, Any]) -> None:
                 assert f["ci"][0] <= f["value"] <= f["ci"][1]
 
 
-# --- issue 10: the report of every game ----------------------------------------------------------
+# --- the report of every game ----------------------------------------------------------
 
 def test_exagon_report_of_issue_10(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # crashed with "'xerr' must not contain negative values": every game was won by the last

@@ -1,4 +1,4 @@
-"""The lab report, the arena and ``serve`` in Italian and English (issue 12): the real command line,
+"""The lab report, the arena and ``serve`` in Italian and English: the real command line,
 ``--lang`` and the locale variables, numbers written for the language, plots labelled in it."""
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ def wilson_by_hand(p: float, n: float) -> tuple[float, float]:
 # --- bounds -------------------------------------------------------------------------------------
 
 def test_wilson_bounds_at_zero_and_one_are_exact() -> None:
-    # issue 10: 1.7e-18 instead of 0 and 0.9999999999999999 instead of 1 gave a negative error bar
+    # 1.7e-18 instead of 0 and 0.9999999999999999 instead of 1 gave a negative error bar
     lo, hi = stats.wilson(0, 150)
     assert lo == 0.0 and 0.0 < hi < 0.03
     lo, hi = stats.wilson(150, 150)

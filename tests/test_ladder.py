@@ -1,4 +1,4 @@
-"""The AI ladder (issue 14): levels by name, softened agents, the measured ratings, the script that
+"""The AI ladder: levels by name, softened agents, the measured ratings, the script that
 measures them, and the lobby offering the levels with their ratings."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_the_levels_go_from_random_moves_to_the_longest_search() -> None:
         tuned = game_class(game).agent_defaults.get("strong", {}).get("iterations", STRONG_FALLBACKS["iterations"])
         base = {level: spec(level, game).split(":turn=")[0] for level in LEVELS}  # without a pace (below)
         assert base["beginner"] == "soft:p=0.5" and base["easy"] == "soft:p=0.8" and base["medium"] == "heuristic"
-        assert base["hard"] == "strong"  # the compiled search at its tuned budget (issue 15)
+        assert base["hard"] == "strong"  # the compiled search at its tuned budget
         assert base["expert"] == f"strong:iterations={EXPERT_FACTOR * tuned}"
     assert spec("hard") == "strong" and spec("expert") == "strong"  # no game: the agent's own defaults
     # the older names stay valid: as levels and as agents
@@ -229,7 +229,7 @@ def test_the_lobby_offers_the_levels_with_their_ratings_and_the_ai_plays_them(tm
         assert bad.status_code == 400 and "godlike" in bad.json()["message"]
 
 
-# --- issue 22: the first AI a newcomer meets, and the pace of a turn ----------------------------------------
+# --- the first AI a newcomer meets, and the pace of a turn ----------------------------------------
 
 
 def duel(game: str, a: str, b: str, games: int, seed: int = 22) -> float:

@@ -1,4 +1,4 @@
-"""The OpenSpiel adapter (issue 6), checked with OpenSpiel's own tools."""
+"""The OpenSpiel adapter, checked with OpenSpiel's own tools."""
 
 from __future__ import annotations
 
@@ -337,7 +337,7 @@ def test_tri_teleport_move_parameter():
     assert sum(state.returns()) == pytest.approx(1.0)
 
 
-# --- the contract: one source of truth (issue 11) ------------------------------------------
+# --- the contract: one source of truth ------------------------------------------
 
 @pytest.mark.parametrize(("name", "players"), CASES)
 def test_information_type_is_the_game_declaration(name, players):

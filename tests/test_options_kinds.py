@@ -1,4 +1,4 @@
-"""Options for people (issue 22): every game declares each option's kind, label and help, translated
+"""Options for people: every game declares each option's kind, label and help, translated
 in its own package; the lobby's catalogue, the rules pages and ``ludoteca rules`` say them in words,
 never as JSON. The games are asked through their classes: no game is named here."""
 

@@ -1,4 +1,4 @@
-"""The PettingZoo adapter (issue 6), checked with PettingZoo's own tests."""
+"""The PettingZoo adapter, checked with PettingZoo's own tests."""
 
 from __future__ import annotations
 
@@ -236,7 +236,7 @@ def test_tri_teleport_move_option():
     assert not {str(w.message) for w in caught} - set(EXPECTED_WARNINGS)
 
 
-# --- the contract: one source of truth (issue 11) ------------------------------------------
+# --- the contract: one source of truth ------------------------------------------
 
 @pytest.mark.parametrize(("name", "players"), CASES)
 def test_private_observations_exactly_when_the_game_hides_something(name, players):

@@ -1,4 +1,4 @@
-"""Every word a player reads is in their language and in player terms (issue 22).
+"""Every word a player reads is in their language and in player terms.
 
 - a refused move over the real websocket is told in the page's language, with no JSON and no engine
   words (the engine's reason names JSON fields and seats by number); the refused move comes back as

@@ -95,7 +95,7 @@ def test_every_position_written_is_read_back(name: str, players: int) -> None:
 
 @pytest.mark.parametrize("players", range(2, 6))
 def test_exagon_games_ended_by_the_turn_limit_after_a_placing_turn_read_back(players: int) -> None:
-    # The defect of issue 10: with turn_limit=12 every game ended right after a turn that placed
+    # The defect of with turn_limit=12 every game ended right after a turn that placed
     # a tile, with placed_this_turn > 0 in the final position, which the reader refused.
     for seed in range(10):
         play_and_check("exagon", players, seed, 12, 0)

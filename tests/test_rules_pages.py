@@ -1,4 +1,4 @@
-"""The rules pages (issue 12, "Learn"): every game's full rules, in English and Italian, on the web
+"""The rules pages ("Learn"): every game's full rules, in English and Italian, on the web
 (``/rules/{game}?lang=en|it``) and in the terminal (``ludoteca rules GAME --lang it|en``).
 
 The texts are the games' own ``rules/<lang>.md``. The page's behaviour (language from

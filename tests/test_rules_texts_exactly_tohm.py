@@ -1,4 +1,4 @@
-"""The rules pages of exactly and TOHM (issue 12): complete, in English and Italian, in step,
+"""The rules pages of exactly and TOHM: complete, in English and Italian, in step,
 and faithful to the engine (the numbers, the options, the board and the worked examples)."""
 
 from __future__ import annotations

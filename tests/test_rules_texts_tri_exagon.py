@@ -1,4 +1,4 @@
-"""The rules pages of TRI and EXAGON (issue 12): complete, in English and Italian, in step."""
+"""The rules pages of TRI and EXAGON: complete, in English and Italian, in step."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``ludoteca serve --workers N`` for real (issue 13): N processes on one address, health and
+"""``ludoteca serve --workers N`` for real: N processes on one address, health and
 readiness, refusals, graceful SIGTERM, readiness when Redis goes away.
 
 Real PostgreSQL (``LUDOTECA_TEST_POSTGRES_URL``, a fresh database per test), real Redis

@@ -510,7 +510,7 @@ def test_layouts_up_to_10_by_10_are_accepted(rows: int, cols: int) -> None:
 @pytest.mark.parametrize(("rows", "cols", "named"), [(11, 3, "at most 10 rows"), (3, 11, "at most 10 columns"),
                                                      (80, 80, "at most 10 rows"), (120, 120, "at most 10 rows")])
 def test_layouts_beyond_10_by_10_are_refused_before_anything_is_built(rows: int, cols: int, named: str) -> None:
-    # Issue 10: an 80x80 layout took 2 GB and froze the server. The grid's size is refused first,
+    # an 80x80 layout took 2 GB and froze the server. The grid's size is refused first,
     # so even a 120x120 grid of bad cells is refused for its size, in no time.
     grid = [["x"] * cols for _ in range(rows)]
     start = time.process_time()

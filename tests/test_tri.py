@@ -870,7 +870,7 @@ def test_battle_to_move_is_still_the_attacker():
 
 
 def test_over_refused_unless_the_game_has_ended():
-    # Issue 10: two players alive, 61 empty triangles, turn 3, phase "over" was accepted.
+    # two players alive, 61 empty triangles, turn 3, phase "over" was accepted.
     # "The game ends when no triangle is empty and only two players remain, or when one player
     # remains"; reaching turn_limit ends it too (Conventions).
     game = load_game("tri", players=2)
@@ -1129,7 +1129,7 @@ def test_heuristic_bulk_teleport_scoring_agrees_with_scoring_each_action(telepor
     assert checked > 20
 
 
-# --- issue 11: events, the typed battle, worlds, labels, scores, counters ----------------------
+# --- events, the typed battle, worlds, labels, scores, counters ----------------------
 
 
 def act(state, text):
@@ -1309,7 +1309,7 @@ def test_battle_is_a_typed_value():
 
 
 def _worlds_from_observation(state, seat):
-    """The information sets as agents/ismcts.py built them before issue 11 (from the observation
+    """The information sets as agents/ismcts.py built them (from the observation
     through state_from_json): the reference the game's worlds() must reproduce."""
     import itertools
 

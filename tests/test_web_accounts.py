@@ -1,4 +1,4 @@
-"""Optional accounts (issue 14): sign up, log in and out, sessions in the database, CSRF, log-in
+"""Optional accounts: sign up, log in and out, sessions in the database, CSRF, log-in
 limits, and seats that follow the account to another browser. On SQLite, and on PostgreSQL when
 ``LUDOTECA_TEST_POSTGRES_URL`` is set."""
 

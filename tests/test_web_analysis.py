@@ -1,4 +1,4 @@
-"""The analysis of finished tables on the server: the shared queue, the API, the modes (issue 26)."""
+"""The analysis of finished tables on the server: the shared queue, the API, the modes."""
 
 from __future__ import annotations
 

@@ -143,7 +143,7 @@ def test_catalog_describes_each_ai_levels_strength(tmp_path: Path) -> None:
         info = data["level_info"]
         assert set(info) == set(data["levels"])
         assert info["random"] == "plays any legal move"
-        assert "a newcomer can beat it" in info["beginner"]  # the AI ladder's levels (issue 14)
+        assert "a newcomer can beat it" in info["beginner"]  # the AI ladder's levels
         assert info["expert"].startswith("strongest")
         for name in ludoteca.GAMES:  # each game's client comes from its own package
             res = client.get(f"/games/{name}/client.js")

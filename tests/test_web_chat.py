@@ -1,4 +1,4 @@
-"""Chat at a table (issue 12): players and spectators, separate channels, limits, stored with the table."""
+"""Chat at a table: players and spectators, separate channels, limits, stored with the table."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tables shared between workers (issue 13, the core): two applications in one process on the same
+"""Tables shared between workers (the core): two applications in one process on the same
 real PostgreSQL database and the same real Redis, each with its own event loop (Starlette's
 TestClient), like two ``ludoteca serve`` workers.
 

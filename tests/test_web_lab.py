@@ -1,4 +1,4 @@
-"""The lab in the browser (issue 27): ``/api/lab`` refuses clearly (lab off, not logged in, unknown option,
+"""The lab in the browser: ``/api/lab`` refuses clearly (lab off, not logged in, unknown option,
 too many games, a value the game refuses), plays a real small run through the server to its report, CSV
 and summary, a balance search to its best setting, compares two runs, and cancels."""
 

@@ -1,4 +1,4 @@
-"""The web server's limits and its answers to bad input (issue 10, "Server defects").
+"""The web server's limits and its answers to bad input ("Server defects").
 
 In-process (Starlette TestClient), on SQLite and, when ``LUDOTECA_TEST_POSTGRES_URL`` is set,
 on PostgreSQL too. The real server (a ``ludoteca serve`` subprocess) is in test_web_server.py.

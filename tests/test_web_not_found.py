@@ -1,4 +1,4 @@
-"""Addresses that lead nowhere (issue 22): an unknown table, game or player answers a 404 page in the
+"""Addresses that lead nowhere: an unknown table, game or player answers a 404 page in the
 requester's language that says what was not found and links back to the lobby (web/lobby/notfound.py); the
 pages that exist are unchanged."""
 

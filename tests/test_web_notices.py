@@ -1,4 +1,4 @@
-"""Notices (issue 25): e-mail through a real SMTP server on loopback, Web Push to a local endpoint
+"""Notices: e-mail through a real SMTP server on loopback, Web Push to a local endpoint
 that decrypts the payload (RFC 8291) and checks the VAPID JWT (RFC 8292), webhooks to a local HTTP
 receiver; the account page's API, its refusals, and the words in the account's language."""
 

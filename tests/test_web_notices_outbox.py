@@ -1,4 +1,4 @@
-"""The notices' outbox shared by several workers (issue 25): each row claimed by one worker, a killed
+"""The notices' outbox shared by several workers: each row claimed by one worker, a killed
 worker's claims expire and are sent by another, never twice; quiet hours and backoff. On SQLite, and on
 PostgreSQL when ``LUDOTECA_TEST_POSTGRES_URL`` is set."""
 

@@ -1,4 +1,4 @@
-"""Rated tables and ratings (issue 14): the update when a rated table ends (checked against openskill's
+"""Rated tables and ratings: the update when a rated table ends (checked against openskill's
 own Plackett-Luce), exactly once, who may sit, and the profile and leaderboard APIs (SQLite here,
 PostgreSQL with ``LUDOTECA_TEST_POSTGRES_URL``)."""
 
@@ -573,7 +573,7 @@ def test_a_rated_table_of_ais_or_of_one_person_against_ais_cannot_be_created(tmp
 
 
 def test_a_second_account_resigning_at_once_changes_no_rating(tmp_path: Path) -> None:
-    """The farming of issue 23: Bob joins Ann's rated table and resigns before any move. The table
+    """Rating farming: Bob joins Ann's rated table and resigns before any move. The table
     ends (Ann wins it), but neither rating moves: Ann gets no +79 in one click."""
     from tests.test_web_api import connect, server
     with server(tmp_path) as client:

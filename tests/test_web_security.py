@@ -1,4 +1,4 @@
-"""Web server security and lobby (issue 10): cross-site requests, security headers, the stats
+"""Web server security and lobby: cross-site requests, security headers, the stats
 page, rematch seats kept for their players, stalled tables, unlisted tables.
 
 In-process (Starlette ``TestClient``, whose own origin is ``http://testserver``); the same

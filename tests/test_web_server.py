@@ -1,4 +1,4 @@
-"""The server defects of issue 10, against a real ``ludoteca serve`` subprocess on loopback."""
+"""The server's answers to bad input and abuse, against a real ``ludoteca serve`` subprocess on loopback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table life (issue 12): resign, leave a seat, abandoned seats, rematch offers — over the real
+"""Table life: resign, leave a seat, abandoned seats, rematch offers — over the real
 websocket, stored (SQLite here, PostgreSQL in ``test_*_postgres``) and told to every viewer."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Turn-based tables (issue 25): the pace a creator chooses, deadlines kept in the database and fired with
+"""Turn-based tables: the pace a creator chooses, deadlines kept in the database and fired with
 an injected clock (the tests never sleep for days), what happens at a time-out, and "Your games".
 
 The rules come from docs/web.md ("Turn-based tables"): a turn lasts ``move_time`` plus the seat's reserve; at

@@ -1,4 +1,4 @@
-"""Turn-based deadlines across two workers (issue 25): the real PostgreSQL database and the real Redis
+"""Turn-based deadlines across two workers: the real PostgreSQL database and the real Redis
 of tests/test_web_cluster.py, two applications in one process, the deadlines' clock injected.
 
 The worker running the scheduler dies (what a ``kill -9`` leaves: no timers, no renewals, no release)

@@ -9,7 +9,7 @@ quietly, without a traceback, with exit code 1 (as Python's documentation on SIG
 and as Rich does for the commands that draw with it; ``--help`` is handled by argparse: 0).
 SIGPIPE itself stays ignored, as Python sets it, so the web server survives closed sockets.
 
-Languages (issue 12): :func:`main` chooses the language before it builds the parser (``--lang X``
+Languages: :func:`main` chooses the language before it builds the parser (``--lang X``
 found anywhere in the command line, else the locale variables: :func:`ludoteca.i18n.use_language`),
 so the help texts (marked ``_()``) and the errors come in that language. argparse's own words
 ("usage:", "options", "the following arguments are required: %s", ...) come from its gettext domain

@@ -1,4 +1,4 @@
-"""Languages of the terminal (issue 12): English and Italian, with Babel's gettext catalogs.
+"""Languages of the terminal: English and Italian, with Babel's gettext catalogs.
 
 The messages are marked in the source with ``_()`` (translated when shown) and ``N_()`` (tables
 of texts, translated when shown) from :mod:`ludoteca.core.i18n`; ``scripts/i18n`` extracts them
@@ -163,7 +163,7 @@ def terminal_catalogs() -> list[tuple[str, Path, Callable[[], Catalog]]]:
     return out
 
 
-# --- the browser's catalogs (issue 12): the shell's "web" domain and each game's own ------------------------
+# --- the browser's catalogs: the shell's "web" domain and each game's own ------------------------
 WEB_DOMAIN = "web"
 """The shell's browser catalog: ``locale/<lang>/LC_MESSAGES/web.po``."""
 WEB_SCRIPTS = ("web/static/js/*.js",)

@@ -58,7 +58,7 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-# --- helpers shared by the journey, accessibility and screenshot tests (issue 12) ---
+# --- helpers shared by the journey, accessibility and screenshot tests ---
 
 PHONE_SIZES = [(390, 844), (360, 740)]
 DESKTOP_SIZE = (1280, 800)
@@ -239,7 +239,7 @@ LAYOUT_JS = """([minTap, excepted, minTarget]) => {
 
 
 def layout_problems(page: Any, phone: bool) -> list[str]:
-    """What breaks the phone rules of issue 12 on this page: sideways scrolling, text under
+    """What breaks the phone rules on this page: sideways scrolling, text under
     :data:`MIN_TEXT` px, tap targets under :data:`MIN_TAP` px (these two only when ``phone``)."""
     from tests.browser.small_targets import MIN_TARGET, SELECTOR  # the listed exceptions: 24 px (WCAG 2.5.8)
 

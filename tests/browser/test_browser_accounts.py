@@ -1,4 +1,4 @@
-"""Optional accounts in Chromium (issue 14): sign up on a phone, create a table and sit, log in on a
+"""Optional accounts in Chromium: sign up on a phone, create a table and sit, log in on a
 second browser (another context: its own cookies and storage), open the table there → the seat is
 resumed there; the log-in page announces its errors; the pages in Italian. Screenshots of the
 log-in and sign-up pages on a 390×844 phone go to test-artifacts/."""

@@ -1,4 +1,4 @@
-"""The replay page's analysis (issue 26) on a 390 px phone, in Italian and English, in real Chromium.
+"""The replay page's analysis on a 390 px phone, in Italian and English, in real Chromium.
 
 A server analysing every finished game (``--analysis all``) ends a two-player TOHM game between random
 AIs (the solved variant: exact figures); its replay shows the win-chance graph with its table of figures,

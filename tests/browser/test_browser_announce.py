@@ -1,4 +1,4 @@
-"""Announcements and the last move, end to end in Chromium (issue 12).
+"""Announcements and the last move, end to end in Chromium.
 
 A TOHM table (the human against a random AI) is played to its end by clicking the board while a
 spectator with ``prefers-reduced-motion: reduce`` watches. Events the game announces (a tris, the
@@ -139,7 +139,7 @@ def test_tohm_announces_tris_and_the_end_and_marks_the_last_move(server: str, br
     ctx_s.close()
 
 
-# --- every kind of announcement (issue 12), on tables stored at the very move that makes it ---------
+# --- every kind of announcement, on tables stored at the very move that makes it ---------
 #
 # A seeded game is played by the engine until the human (seat 0, "Ann") is to move where a legal
 # move makes the event; the table is stored with that record (repository API, as the server stores

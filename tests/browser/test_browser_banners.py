@@ -23,7 +23,7 @@ def test_lobby_seat_choices_show_ai_strength(server: str, browser: Any, artifact
         page.wait_for_selector("#seat-1 option[value='ai:medium']", state="attached")
         labels = page.locator("#seat-1 option").all_inner_texts()
         assert "AI: random — plays any legal move" in labels
-        assert "AI: medium ≈ 1,200 — plays sound moves by rules of thumb" in labels  # the AI ladder (issue 14)
+        assert "AI: medium ≈ 1,200 — plays sound moves by rules of thumb" in labels  # the AI ladder
         assert any(label.startswith("AI: expert ≈ ") for label in labels)
         page.select_option("#seat-1", "ai:medium")
         page.screenshot(path=str(artifacts / "banner-lobby.png"))

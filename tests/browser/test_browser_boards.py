@@ -1,4 +1,4 @@
-"""The four boards in a real browser (issue 12): in English and Italian, by keyboard, the last move.
+"""The four boards in a real browser: in English and Italian, by keyboard, the last move.
 
 For each game a table is stored mid-game with Ann (seat 0) to move (a seeded game played by the
 engine, stored as the server stores tables), and opened in Chromium:

@@ -1,4 +1,4 @@
-"""Chat at a table in a real browser (issue 12): it reaches the other player and a spectator, the
+"""Chat at a table in a real browser: it reaches the other player and a spectator, the
 separate channel keeps spectators among themselves, lines are text, the panel can be hidden; in Italian."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Two browsers at one table, each through a different worker (issue 13).
+"""Two browsers at one table, each through a different worker.
 
 Two real ``ludoteca serve`` workers share one fresh PostgreSQL database and a Redis
 (tests/cluster.py). Ann creates a TOHM table from the lobby of worker 1; Bob opens the same table

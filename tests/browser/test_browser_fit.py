@@ -1,4 +1,4 @@
-"""Every page fits a phone (issue 22), in real Chromium with touch, in Italian and English.
+"""Every page fits a phone, in real Chromium with touch, in Italian and English.
 
 Each game at its smallest and its largest number of players (asked of the game's class) is played to the
 end against the fastest AI by tapping the board and the buttons it offers, on a 390×844 or a 360×740

@@ -1,4 +1,4 @@
-"""The guided first game of every game ("Learn to play", issue 12) in real Chromium on a 390x844 phone.
+"""The guided first game of every game ("Learn to play") in real Chromium on a 390x844 phone.
 
 A new player, in Italian, opens ``/learn/<game>`` (the lobby links to it), makes every asked move by
 tapping the real board (the game's own client.js), reads what happened, and reaches the last step's

@@ -1,4 +1,4 @@
-"""The new player's journey of issue 12, end to end in real Chromium: a person who never saw these
+"""The new player's journey, end to end in real Chromium: a person who never saw these
 games, with a browser set to Italian, on a 390x844 touch phone.
 
 They open the lobby, open a game's rules page from it and read it to the end, complete the guided

@@ -1,4 +1,4 @@
-"""The lab in the browser (issue 27) on a phone, in English and in Italian: it asks a person to log in,
+"""The lab in the browser on a phone, in English and in Italian: it asks a person to log in,
 then a run is set up with the form (a compared option), played to its results and its report, and a
 long run is cancelled; every screen fits 390 px with 44 px targets and speaks the page's language."""
 

@@ -1,4 +1,4 @@
-"""The browser in Italian and English (issue 12), in Chromium.
+"""The browser in Italian and English, in Chromium.
 
 A browser set to Italian (locale it-IT) gets every page in Italian without choosing anything; the
 language switch of the header changes it and the choice sticks (the same cookie as the rules

@@ -1,4 +1,4 @@
-"""The AI ladder in the lobby (issue 14): each level offered by name and measured rating.
+"""The AI ladder in the lobby: each level offered by name and measured rating.
 
 The seat picker shows "AI: medium ≈ 1,200 — ..." for the games and player counts the ladder was
 measured for (two players), in the page's language and number format, and the bare name for the

@@ -1,4 +1,4 @@
-""""Your games" (/my-tables, issue 25) on a 390 px phone in Italian and English: the turn-based games waiting
+""""Your games" (/my-tables) on a 390 px phone in Italian and English: the turn-based games waiting
 for this browser's player come first with the time left, the tab's title counts them, everything fits."""
 
 from __future__ import annotations

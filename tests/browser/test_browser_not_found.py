@@ -1,4 +1,4 @@
-"""Small breaks a player meets (issue 22) in real Chromium on a 390x844 phone: an address that leads
+"""Small breaks a player meets in real Chromium on a 390x844 phone: an address that leads
 nowhere (an unknown table, guided game or game's rules) answers a 404 page in the player's language with a
 way back to the lobby, and after a rematch
 the address bar holds the new table (the link a player copies to invite a friend)."""

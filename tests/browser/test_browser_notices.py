@@ -1,4 +1,4 @@
-"""The account page's notices in Chromium (issue 25): on a 390×844 phone in English and Italian, the
+"""The account page's notices in Chromium: on a 390×844 phone in English and Italian, the
 notices' choices, the e-mail address confirmed through the link a real SMTP server on loopback
 received, a refused webhook told in the page's language; the layout rules of a phone (no sideways
 scrolling, text ≥ 14 px, targets ≥ 44 px). Screenshots go to test-artifacts/."""

@@ -1,4 +1,4 @@
-"""Options for people in the lobby (issue 22), on a 390-px phone in real Chromium: each option is
+"""Options for people in the lobby, on a 390-px phone in real Chromium: each option is
 drawn as the control of its declared kind (a select, a switch, a number, a "none" switch beside the
 seconds, a file upload in a "for designers" fold), never as JSON text, in English and Italian; the
 controls make a table with the chosen values; a bad designer's file gets a clear translated error.

@@ -1,4 +1,4 @@
-"""Phone-sized play (issue 12): tapping moves on a 390x844 touch screen, in real Chromium.
+"""Phone-sized play: tapping moves on a 390x844 touch screen, in real Chromium.
 
 The helpers tap a move of each game (the journey test uses them) checking on the way that the page never
 scrolls sideways, every button is at least 44 px both ways and the page text at least 14 px, and the

@@ -1,4 +1,4 @@
-"""Rated tables, profiles and leaderboards in a real browser (issue 14).
+"""Rated tables, profiles and leaderboards in a real browser.
 
 Two logged-in players (two browser contexts) create and join a rated TOHM table from the lobby (a short
 game: a turn limit of 6), play it to the end by clicking the board, then both profiles show the updated

@@ -1,4 +1,4 @@
-"""The screenshot matrix of issue 12: each game's table mid-game, in English and Italian, on two
+"""The screenshot matrix of each game's table mid-game, in English and Italian, on two
 phones (390x844 and 360x740, touch) and a desktop (1280x800), in real Chromium.
 
 One table per game is played from the lobby to mid-game (a few moves by clicking, against random

@@ -1,4 +1,4 @@
-"""Table life in a real browser (issue 12): resign, leave a seat, a rematch offer accepted, sounds off by default."""
+"""Table life in a real browser: resign, leave a seat, a rematch offer accepted, sounds off by default."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The player's words in a real browser (issue 22), on a phone, in English and in Italian:
+"""The player's words in a real browser, on a phone, in English and in Italian:
 
 - a refused move is a toast in the page's language naming the move with the game's words (its
   client's ``refusal``), with no JSON;

@@ -33,7 +33,7 @@ def test_created_table_appears_under_your_tables(server: str, browser: Any, arti
 
 
 def test_your_tables_say_which_are_rated_in_both_languages(server: str, browser: Any, artifacts: Path) -> None:
-    """The lobby's "your tables" marks a rated table as the lobby's list and the table page do (issue 14)."""
+    """The lobby's "your tables" marks a rated table as the lobby's list and the table page do."""
     for lang, word in (("en", "rated"), ("it", "classificato")):
         name = f"Rita {lang} {uuid.uuid4().hex[:6]}"
         ctx, page, errors = logged_in(browser, server, name, 1100, 900, lang)

@@ -1,4 +1,4 @@
-"""The measured ratings of the AI levels (issue 14), read from each game's ``ladder.json``.
+"""The measured ratings of the AI levels, read from each game's ``ladder.json``.
 
 ``benchmarks/ladder.py`` plays the levels of :mod:`ludoteca.agents.levels` against each other
 and writes ``src/ludoteca/games/<game>/ladder.json``; this module reads it. Ratings are on the

@@ -1,22 +1,22 @@
-"""The AI ladder's levels: a name for each strength, the agent spec that plays it (issue 14).
+"""The AI ladder's levels: a name for each strength, the agent spec that plays it.
 
 From weakest to strongest:
 
 * ``beginner`` -- ``soft:p=0.5``: the heuristic's move half of the time, a random legal move
   otherwise: the first AI a newcomer meets (the guided game's last step) plays sensibly but can be
   beaten -- it clearly beats the uniformly random player and clearly loses to ``medium`` in every
-  game (issue 22; ``random`` stays, for the lab and for a seat whose player left);
+  game (``random`` stays, for the lab and for a seat whose player left);
 * ``easy`` -- ``soft:p=0.8``: the heuristic's move four times in five, a random one otherwise;
 * ``medium`` -- ``heuristic``: the game's heuristic player (the anchor of the ladder's scale);
 * ``hard`` -- ``strong``: Monte-Carlo tree search in C with the game's tuned budget
   (``agent_defaults["strong"]``), measured not weaker than the Python ``mcts`` at a few
-  milliseconds a move (issue 15, docs/strength.md);
+  milliseconds a move (docs/strength.md);
 * ``expert`` -- ``strong:xN``: the same search with :data:`EXPERT_FACTOR` times that budget, the
   strongest the machine affords per move (tenths of a second).
 
 Where a game has no compiled search (or it is not built, or cannot play the table's options),
 ``strong`` plays the game's tuned Python ``mcts`` after one warning (``ludoteca.agents.strong``):
-both levels then play that search, as ``hard`` did before issue 15.
+both levels then play that search, as ``hard`` did.
 
 Every level is a spec string for :func:`ludoteca.agents.make_agent`, with an iteration budget
 rather than a time budget so that the ladder's games are reproducible. A game whose search
@@ -25,7 +25,7 @@ needs another budget overrides a level through its class's ``agent_defaults["lev
 the game's tuned budget of that agent); no game is named here. The measured rating of each level
 is in each game's ``ladder.json`` (:mod:`ludoteca.agents.ladder`, ``benchmarks/ladder.py``).
 
-**Pace** (issue 22, :mod:`ludoteca.agents.pace`): in a game whose turn may go on (EXAGON: a tile
+**Pace** (:mod:`ludoteca.agents.pace`): in a game whose turn may go on (EXAGON: a tile
 with two connections lets the player place another), a program that always goes on empties its
 hand in one turn. Such a game gives each level a cap in its ``ladder.json``
 (``"pace": {"counted": "placed_this_turn", "turn": {"beginner": 3, ...}}``) and :func:`spec` adds it

@@ -1,4 +1,4 @@
-# The compiled Monte-Carlo tree search (Cython include file, issue 15): the algorithm of
+# The compiled Monte-Carlo tree search (Cython include file): the algorithm of
 # ``ludoteca.agents.mcts`` for perfect-information games, on a game's compiled engine.
 #
 # A game's ``_compiled.pyx`` includes it *after* its rules (``include "../../core/_mcts.pxi"``) and

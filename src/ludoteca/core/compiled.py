@@ -1,4 +1,4 @@
-"""What every game's compiled engine (``games/<game>/compiled.py``, issue 15) shares on the Python side.
+"""What every game's compiled engine (``games/<game>/compiled.py``) shares on the Python side.
 
 :class:`CompiledEngine` is a game's compiled engine as its ``compiled.py`` offers it: whether the
 extension is built (:meth:`~CompiledEngine.available`), what it cannot play

@@ -1,4 +1,4 @@
-"""The rating scale shared by players and AI levels (issue 14): openskill's Plackett-Luce model.
+"""The rating scale shared by players and AI levels: openskill's Plackett-Luce model.
 
 Everything rated in ludoteca — an account's rating per game and player count, and each AI level's
 measured rating on the ladder (``benchmarks/ladder.py``, stored in each game's ``ladder.json``) —

@@ -335,7 +335,7 @@ def context(summary: dict[str, Any], rows: Sequence[Row], command: str | None = 
         "seat_plot": (None if all(v["first_player"]["first_is_seat0"] for v in variants)
                       else _plot(_("win rate by seat"), rate_plot(summary, "seats", "seat"))),
         "agents": _agents(summary),
-        "luck": luck_section(summary),  # issue 26: the luck share (lab/luck.py)
+        "luck": luck_section(summary),  # the luck share (lab/luck.py)
         "length": _length(summary, keys, rows_by_variant),
         "shared": _shared(summary, keys),
         "figures": _figures(summary, keys, title),

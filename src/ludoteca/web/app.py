@@ -230,7 +230,7 @@ def create_app(
         await the_lobby.start()
         app.state.analysis.start()
         await labs.start(app)  # the lab's pool (web/labs/): only with ``lab`` (serve --lab)
-        await notices_setup.start(app, the_lobby, notices)  # web/notices/: mail, push, webhooks (issue 25)
+        await notices_setup.start(app, the_lobby, notices)  # web/notices/: mail, push, webhooks
         if freeze_gc:
             # Everything loaded so far (modules, the tables resumed) lives as long as the server:
             # keep it out of the collector's full passes, which otherwise stall the event loop
@@ -263,15 +263,15 @@ def create_app(
     app.include_router(pages)
     app.include_router(languages.router)
     app.include_router(lobby.router)
-    app.include_router(my_tables.router)  # /my-tables and its API, claiming a win (issue 25: turn-based)
-    app.include_router(accounts.router)  # issue 14: /login, /signup, /api/me, /api/login… (optional accounts)
+    app.include_router(my_tables.router)  # /my-tables and its API, claiming a win (turn-based)
+    app.include_router(accounts.router)  # /login, /signup, /api/me, /api/login… (optional accounts)
     app.include_router(sockets.router)
-    app.include_router(guide.router)  # /learn/{game} and /api/guide (issue 12: the guided first game)
+    app.include_router(guide.router)  # /learn/{game} and /api/guide (the guided first game)
     app.include_router(moderation.router)  # /admin and /api/admin/…: the club's moderators
-    app.include_router(analysis_routes.router)  # /api/tables/{id}/analysis (issue 26: the replay's analysis)
-    app.include_router(notices_routes.router)  # /account, /api/notices…, /notices/unsubscribe (issue 25)
-    app.include_router(profiles_router)  # /players/{name}, /leaderboard and their APIs (issue 14: ratings)
-    labs.install(app, lab, data_dir)  # /lab and /api/lab/… (issue 27: the lab in the browser; off without ``lab``)
-    health.install(app)  # /healthz, /readyz, draining on SIGTERM (issue 13; `ludoteca serve` sets it up)
+    app.include_router(analysis_routes.router)  # /api/tables/{id}/analysis (the replay's analysis)
+    app.include_router(notices_routes.router)  # /account, /api/notices…, /notices/unsubscribe
+    app.include_router(profiles_router)  # /players/{name}, /leaderboard and their APIs (ratings)
+    labs.install(app, lab, data_dir)  # /lab and /api/lab/… (the lab in the browser; off without ``lab``)
+    health.install(app)  # /healthz, /readyz, draining on SIGTERM (`ludoteca serve` sets it up)
     metrics.install(app)  # /metrics for Prometheus: with the stats token, or to a moderator
     return app

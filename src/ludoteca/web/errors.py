@@ -10,7 +10,7 @@ a message that carried a ``ref`` carries the same ``ref``. A refusal the page do
 for a position that has moved on: :data:`QUIET`) carries ``"quiet": true``; a refused move carries
 the move as ``action`` (:func:`refusal`), never the engine's reason.
 
-The ``message`` is in the requester's language (issue 12): a raise site gives an English template
+The ``message`` is in the requester's language: a raise site gives an English template
 with named fields and their values, ``WebError(Code.SEAT_TAKEN, "seat {seat} is already taken",
 seat=3)``; the template is a message of the browser's catalog (``scripts/i18n.py`` finds the
 second argument of ``WebError``, ``error_body`` and ``conn.error``), looked up when the error is

@@ -1,4 +1,4 @@
-"""The languages of the browser (issue 12): the catalogs the pages load, and a request's language.
+"""The languages of the browser: the catalogs the pages load, and a request's language.
 
 ``GET /i18n/{lang}.json`` answers ``{"lang": "it", "messages": {msgid: text}, "plural": rule, "plurals":
 {singular msgid: [forms]}}`` (the plural rule as the catalogs' gettext expression): the Italian of every

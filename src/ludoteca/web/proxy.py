@@ -1,4 +1,4 @@
-"""nginx in front of several ``ludoteca serve`` workers: the configuration (issue 13).
+"""nginx in front of several ``ludoteca serve`` workers: the configuration.
 
 :func:`site_config` is the part that goes inside nginx's ``http { }`` (for example as
 ``/etc/nginx/conf.d/ludoteca.conf``); :func:`standalone_config` is a whole ``nginx.conf`` whose

@@ -1,4 +1,4 @@
-"""exactly's compiled engine (Cython, ``_compiled.pyx``), seen from Python (issue 15).
+"""exactly's compiled engine (Cython, ``_compiled.pyx``), seen from Python.
 
 The compiled engine plays exactly the rules of the Python engine (``ludoteca.games.exactly``: the
 readable reference) on C arrays: the same legal actions (the same ids in the same order), the same

@@ -1,4 +1,4 @@
-"""TOHM's compiled engine (Cython, ``_compiled.pyx``), seen from Python (issue 15).
+"""TOHM's compiled engine (Cython, ``_compiled.pyx``), seen from Python.
 
 The compiled engine plays exactly the rules of the Python engine (``ludoteca.games.tohm``: the
 readable reference) on C arrays: the same legal actions (the same ids in the same order), the same

@@ -1,4 +1,4 @@
-"""Optional accounts (issue 14): sign up, log in, log out, who am I; the pages ``/login`` and ``/signup``.
+"""Optional accounts: sign up, log in, log out, who am I; the pages ``/login`` and ``/signup``.
 
 Casual play with a typed name stays as it is; an account keeps a player's identity across browsers
 and devices. HTTP API (JSON; errors in the requester's language, errors.py):

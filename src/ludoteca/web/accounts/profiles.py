@@ -1,4 +1,4 @@
-"""Players' profiles and the leaderboards (issue 14): pages and their JSON.
+"""Players' profiles and the leaderboards: pages and their JSON.
 
 - ``GET /players/{name}`` (static/profile.html; 404 with the same page when there is no such account)
   and ``GET /api/players/{name}``: per game and player count the games played, wins, the current

@@ -1,4 +1,4 @@
-"""Rated tables and the players' ratings (issue 14): who may sit, and the update when a table ends.
+"""Rated tables and the players' ratings: who may sit, and the update when a table ends.
 
 A table is **rated** when its creator, logged in, asks for it (``"rated": true``, a table setting:
 life.py); every human seat must then be taken by a logged-in player (:func:`check_seat`), AI seats

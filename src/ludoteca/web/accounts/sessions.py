@@ -1,4 +1,4 @@
-"""Login sessions of the optional accounts (issue 14): the cookies, the sessions in the database, CSRF.
+"""Login sessions of the optional accounts: the cookies, the sessions in the database, CSRF.
 
 A session is a random token in the ``ludoteca_session`` cookie (``HttpOnly; SameSite=Lax; Path=/``,
 ``Secure`` when the request came over https, directly or through a proxy saying so with

@@ -1,4 +1,4 @@
-"""The analysis of finished tables on the server (issue 26; docs/analysis.md "On the server").
+"""The analysis of finished tables on the server (docs/analysis.md "On the server").
 
 ``ludoteca serve --analysis all|request|off`` (default ``request``): every finished table is
 analysed, or those a visitor asks for on the replay page, or none. The analyses run in a small pool

@@ -1,6 +1,6 @@
 """Pub/sub between server workers: what happened at a table, told to the other workers.
 
-Several ``ludoteca serve`` workers may hold connections to the same table (issue 13): the worker
+Several ``ludoteca serve`` workers may hold connections to the same table: the worker
 that commits an action publishes it on the table's channel, and every other worker subscribed to
 that channel passes it on to its own clients. Two implementations share one small interface
 (:class:`Bus`):

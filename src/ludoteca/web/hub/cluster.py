@@ -1,4 +1,4 @@
-"""One worker among several sharing tables through the database and a bus (issue 13).
+"""One worker among several sharing tables through the database and a bus.
 
 Any worker may accept an action for any table: the database serializes the writers (the actions
 table's unique ``(table_id, seq)``: an append at a ``seq`` another worker stored first fails, and

@@ -1,4 +1,4 @@
-"""Health, readiness and graceful shutdown of one worker (issue 13).
+"""Health, readiness and graceful shutdown of one worker.
 
 - ``GET /healthz``: the process is alive and its event loop answers: always 200
   (``{"status": "alive", "worker": ID}``).

@@ -1,4 +1,4 @@
-"""One writer per table: leases with fencing tokens, in the repository's database (issue 13).
+"""One writer per table: leases with fencing tokens, in the repository's database.
 
 Several workers may serve the same table; only the one holding the table's **lease** commits its
 actions and runs its AI seats and timers. A lease is one row of ``ludo_leases``::

@@ -189,7 +189,7 @@ async def _dispatch(lobby: Lobby, table: Table, conn: Connection, kind: str, mes
     elif kind == "auth":
         await table.seating.sign_in(conn, message.get("token"))
     elif kind == "join":
-        ratings.check_seat(table.settings, None)  # a rated table's seats are taken logged in, over HTTP (issue 14)
+        ratings.check_seat(table.settings, None)  # a rated table's seats are taken logged in, over HTTP
         token = await table.join(message.get("seat"), message.get("name"), key=message.get("key"))
         conn.send_json({"type": "joined", "seat": message.get("seat"), "token": token})
         table.seating.authenticate(conn, token)

@@ -1,4 +1,4 @@
-"""The guided first game of each game ("Learn to play", issue 12): the page and its stateless API.
+"""The guided first game of each game ("Learn to play"): the page and its stateless API.
 
 Each game's guide is its own ``guide.json`` (:mod:`ludoteca.core.guide`, read with :meth:`Game.guide
 <ludoteca.core.game.Game.guide>`): scripted positions that teach one rule at a time. The server plays

@@ -1,4 +1,4 @@
-"""The page a person gets for an address that leads nowhere (issue 22): an unknown table
+"""The page a person gets for an address that leads nowhere: an unknown table
 (``/t/nosuchtable``), guided game (``/learn/nosuch``), or any page nobody serves. (An unknown game's
 rules, ``/rules/nosuch``, and an unknown player, ``/players/nosuch``, keep their own 404 pages:
 web/lobby/rules.py lists the games, static/profile.html says there is no such player.)

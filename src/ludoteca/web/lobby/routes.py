@@ -95,7 +95,7 @@ async def games(request: Request) -> dict[str, Any]:
     lang = request_language(request)
     return {"games": game_catalog(lang), "levels": levels,
             "level_info": {level: web_text(lang, text) for level, text in level_descriptions(levels).items()},
-            # each level's measured rating per game and player count (issue 14, agents/ladder.py)
+            # each level's measured rating per game and player count (agents/ladder.py)
             "level_ratings": {name: {str(n): r for n in range(cls.min_players, cls.max_players + 1)
                                      if (r := level_ratings(name, n))}
                               for name in GAMES if (cls := game_class(name))}}
@@ -140,7 +140,7 @@ async def create_table(request: Request) -> JSONResponse:
         raise WebError(Code.RATE_LIMITED, "too many tables created from your address: try again in {seconds} s",
                        headers={"Retry-After": str(math.ceil(wait))}, seconds=math.ceil(wait))
     body, account = await read_json(request), await current_account(request)
-    ratings.check_creation(body, account)  # a rated table needs a logged-in creator (issue 14)
+    ratings.check_creation(body, account)  # a rated table needs a logged-in creator
     table, seat, token = await lobby_of(request).create(body, lang=request_language(request), account=account)
     return JSONResponse({"id": table.id, "url": f"/t/{table.id}", "seat": seat, "token": token,
                          "table": table.summary()}, status_code=201)
@@ -158,7 +158,7 @@ async def join(request: Request, table_id: str) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise WebError(Code.BAD_REQUEST, "send {\"seat\": n, \"name\": \"...\"}")
     account = await current_account(request)  # logged in: the seat takes the account's name and follows it
-    ratings.check_seat(table.settings, account, table.seats)  # a rated table: logged-in players only (issue 14)
+    ratings.check_seat(table.settings, account, table.seats)  # a rated table: logged-in players only
     token = await table.join(body.get("seat"), account.name if account else body.get("name"), key=body.get("key"),
                              account_id=account.id if account else None)
     return {"id": table.id, "seat": body.get("seat"), "token": token}

@@ -54,7 +54,7 @@ def check_settings(request: dict[str, Any]) -> dict[str, Any]:
     if chat not in CHAT_MODES:
         raise WebError(Code.BAD_OPTIONS, "'chat' is 'shared' or 'separate' (spectators talk among themselves)")
     out["chat"] = chat
-    rated = request.get("rated", False)  # issue 14: the creator must be logged in (web/accounts/ratings.py)
+    rated = request.get("rated", False)  # the creator must be logged in (web/accounts/ratings.py)
     if not isinstance(rated, bool):
         raise WebError(Code.BAD_OPTIONS, "'rated' is true (the result updates the players' ratings) or false")
     if rated:

@@ -1,4 +1,4 @@
-"""The analyses of finished tables (issue 26) and their queue, shared by every worker of the server.
+"""The analyses of finished tables and their queue, shared by every worker of the server.
 
 One row per table in ``ludo_analyses``: ``queued`` (requested, waiting for a worker), ``running``
 (claimed by a worker until ``claimed_until``; the worker renews its claim while it runs), ``ready``

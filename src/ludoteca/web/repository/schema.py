@@ -162,7 +162,7 @@ ratings_t = Table(
     Column("wins", Integer, nullable=False),
     Column("updated_at", Float, nullable=False),
 )
-"""An account's rating per game and player count (web/accounts/ratings.py: issue 14)."""
+"""An account's rating per game and player count (web/accounts/ratings.py)."""
 
 rating_history_t = Table(
     "ludo_rating_history", metadata,

@@ -429,7 +429,7 @@ class Repository(AccountStore):
                 "updated_at": r.updated_at, "n_actions": r.n_actions,
                 "result": json.loads(r.result) if r.result else None,
                 "seats": [{"kind": x.kind, "level": x.level, "name": x.name} for x in seats[r.id]],
-                "rated": '"rated":true' in (r.settings or ""),  # issue 14: a rated table (web/accounts/ratings.py)
+                "rated": '"rated":true' in (r.settings or ""),  # a rated table (web/accounts/ratings.py)
                 **pace_of(r.settings),
             }
             for r in rows

@@ -1,5 +1,5 @@
-// The /login and /signup pages (issue 14, optional accounts): one form, two modes; every text through t().
-// The same page is the account page /account (issue 25: notices by e-mail, push and webhook: notices.js) and
+// The /login and /signup pages (optional accounts): one form, two modes; every text through t().
+// The same page is the account page /account (notices by e-mail, push and webhook: notices.js) and
 // the pages the notices' e-mails link to: /notices/verify and /notices/unsubscribe.
 import {api, h, me} from "./common.js";
 import {languageSwitch, t, translatePage} from "./i18n.js";

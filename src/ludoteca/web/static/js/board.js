@@ -56,7 +56,7 @@ export function drawBoard(renderer, ctx, entries = []) {
   }
 }
 
-// --- zoom (issue 22): the board fits the width it has; a player zooms in for detail, with the buttons or
+// --- zoom: the board fits the width it has; a player zooms in for detail, with the buttons or
 // two fingers on the board, and the board's frame then scrolls (style.css: #board-wrap.zoomed, --zoom) -------
 const ZOOMS = [1, 1.5, 2, 3];
 const MAX_ZOOM = 4;

@@ -71,7 +71,7 @@ export async function api(path, body) {
   return data;
 }
 
-// --- the optional account (issue 14): who is logged in, and the header's "Log in" / "name · Log out" ------
+// --- the optional account: who is logged in, and the header's "Log in" / "name · Log out" ------
 /** This browser's account: {account: {name, created_at} | null, csrf} (GET /api/me, asked once per page). */
 export const me = typeof document === "undefined" ? Promise.resolve({account: null, csrf: null})
   : api("/api/me").catch(() => null).then((d) => (d && typeof d === "object" ? d : {account: null, csrf: null}));
@@ -86,9 +86,9 @@ export function accountNav() {
         try { await api("/api/logout", {}); } catch (e) { console.error(e); }
         location.reload();
       });
-      nav.replaceChildren(h("a", {class: "account-name", id: "account-name", // the profile (issue 14: ratings)
+      nav.replaceChildren(h("a", {class: "account-name", id: "account-name", // the profile (ratings)
         href: `/players/${encodeURIComponent(account.name)}`}, account.name),
-      h("a", {href: "/account", id: "account-notices"}, t("Notices")), out); // issue 25: the account's notices
+      h("a", {href: "/account", id: "account-notices"}, t("Notices")), out); // the account's notices
     } else if (!["/login", "/signup"].includes(location.pathname)) {
       const next = encodeURIComponent(location.pathname + location.search);
       nav.replaceChildren(h("a", {href: `/login?next=${next}`, id: "login-link"}, t("Log in")));
@@ -311,7 +311,7 @@ export function logLines(client, entries, names = []) {
   }).flat();
 }
 
-// --- announcements (issue 12): a few events are also shown for a moment over the board ----------
+// --- announcements: a few events are also shown for a moment over the board ----------
 /** The event kinds every game announces; a game's client adds its own with ANNOUNCE (kind -> true, to
  * reuse the event's log text, or (event, who) => text). */
 export const ANNOUNCE = {end: true, timeout: true};

@@ -1,4 +1,4 @@
-// The languages of the browser client (issue 12): English and Italian, from catalogs the server serves.
+// The languages of the browser client: English and Italian, from catalogs the server serves.
 //
 // Every text a person reads is written in English in the source as the literal first argument of a
 // call of t (with {name} placeholders filled from its second argument), so that Babel's JavaScript

@@ -1,4 +1,4 @@
-// The lab in the browser (issue 27, web/labs/): a form drawn from the games' option declarations (the lobby's
+// The lab in the browser (web/labs/): a form drawn from the games' option declarations (the lobby's
 // controls, options.js), the runs of the server's lab with their progress, a run's results and two runs side by side.
 import {api, h, me} from "./common.js";
 import {LANG, languageSwitch, t, tn, translatePage} from "./i18n.js";

@@ -1,4 +1,4 @@
-// The leaderboards (issue 14): per game and player count, established ratings first, then provisional
+// The leaderboards: per game and player count, established ratings first, then provisional
 // ones, each by the conservative rating (mu − 3σ). The choice of game and players is kept in the address.
 import {api, h} from "./common.js";
 import {LANG, languageSwitch, t, translatePage} from "./i18n.js";

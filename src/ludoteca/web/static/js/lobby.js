@@ -10,7 +10,7 @@ const STATUS = {waiting: t("waiting"), playing: t("playing"), over: t("over"), e
 const LEVELS = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts"), beginner: t("beginner"),
   easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert")};
 const levelName = (l) => LEVELS[l] || l;
-/** "medium ≈ 1,200" (the level's measured rating for this game and player count, issue 14), or the name. */
+/** "medium ≈ 1,200" (the level's measured rating for this game and player count), or the name. */
 let levelRatings = {};
 function levelLabel(l, game, players) {
   const r = ((levelRatings[game] || {})[players] || {})[l];
@@ -217,7 +217,7 @@ function tableSettings() {
   return {abandon_after: Number($("abandon-after").value), abandoned: $("abandoned").value, chat: $("chat-mode").value};
 }
 
-// Rated tables (issue 14, web/accounts/ratings.py): offered to a logged-in player; the lists mark them.
+// Rated tables (web/accounts/ratings.py): offered to a logged-in player; the lists mark them.
 function ratedTag(tb) {
   return tb.rated ? h("span", {class: "tag"}, t("rated")) : null;
 }

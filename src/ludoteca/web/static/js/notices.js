@@ -1,4 +1,4 @@
-// The account page's notices (issue 25; web/notices/routes.py): which events, which channels, quiet hours,
+// The account page's notices (web/notices/routes.py): which events, which channels, quiet hours,
 // the e-mail address (a confirmation link is mailed), Web Push in this browser, a webhook; and the pages the
 // e-mails link to (confirm the address, stop the e-mails). Every text through t().
 import {api, me} from "./common.js";

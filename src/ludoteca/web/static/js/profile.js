@@ -1,4 +1,4 @@
-// A player's profile (issue 14): per game and player count the games played, wins, the rating with its
+// A player's profile: per game and player count the games played, wins, the rating with its
 // range and whether it is provisional, the rating over time (an SVG plot, with the same figures as a
 // table for screen readers and keyboards), and the player's finished tables with links to their replays.
 import {api, h, svg} from "./common.js";

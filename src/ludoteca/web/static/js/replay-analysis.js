@@ -1,4 +1,4 @@
-// The replay page's analysis (issue 26; docs/analysis.md): was it skill or luck?
+// The replay page's analysis (docs/analysis.md): was it skill or luck?
 // The server analyses a finished game (GET/POST /api/tables/{id}/analysis); when it is ready this
 // module shows the win chance of each player over the game (a graph, with its figures as a table),
 // a summary per player, the three moments that decided the game, and per move its label, its loss

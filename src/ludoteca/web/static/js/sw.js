@@ -1,4 +1,4 @@
-// The service worker of the notices (issue 25): shows a Web Push sent by the server (web/notices/push.py:
+// The service worker of the notices: shows a Web Push sent by the server (web/notices/push.py:
 // {title, body, url, tag, lang}, already in the player's language) and opens its table when tapped.
 self.addEventListener("push", (event) => {
   let data = {};

@@ -96,7 +96,7 @@ async function onMessage(m) {
       S.notes = m.notes || [];
       $("game-title").textContent = tn("{title} · {n} player · table {table}", "{title} · {n} players · table {table}",
         m.game.players, {title: m.game.title, table: m.table});
-      if (S.settings && S.settings.rated && !$("rated-tag")) { // issue 14: every seat needs an account
+      if (S.settings && S.settings.rated && !$("rated-tag")) { // every seat needs an account
         $("game-title").append(" ", h("span", {class: "tag", id: "rated-tag",
           title: t("the result changes the players' ratings; every player must be logged in")}, t("rated")));
       }
