@@ -786,7 +786,7 @@ def test_events_of_a_euro_the_round_reset_and_the_next_starter() -> None:
                           turn=7))
     assert events(state, {"coin": 10, "from": "bank", "to": 1})[1:] == [
         {"kind": "coin_moved", "seat": 1, "coin": 10, "from": "bank", "to": 1},
-        {"kind": "euro", "seats": [1], "mover": 1, "euros": [0, 1, 0]},
+        {"kind": "euro", "seats": [1], "mover": 1, "euros": [0, 1, 0], "target": 100},
         {"kind": "new_round", "seat": 2},
         {"kind": "start_coins", "seats": [0, 1, 2], "coin": 5},
     ]
@@ -799,7 +799,7 @@ def test_events_of_two_euros_on_one_move_without_start_coins() -> None:
     state = load(position([coins(c20=2, c50=1), coins(c10=1, c50=2)], phase="move", roll=10, to_move=0),
                  start_coin="game")
     assert events(state, {"coin": 10, "from": 1, "to": 0})[2:] == [
-        {"kind": "euro", "seats": [0, 1], "mover": 0, "euros": [1, 1]},
+        {"kind": "euro", "seats": [0, 1], "mover": 0, "euros": [1, 1], "target": 100},
         {"kind": "new_round", "seat": 1},  # start_coin "game": no coin at a new round
     ]
 
@@ -808,7 +808,7 @@ def test_events_of_the_winning_euro_end_the_game() -> None:
     # "a player holding three 1-euro tokens wins": no new round, the end and why.
     state = load(position([coins(c20=2, c50=1), coins(c5=1)], phase="move", roll="?", to_move=0, euros=[2, 1]))
     assert events(state, {"coin": 10, "from": "bank", "to": 0})[2:] == [
-        {"kind": "euro", "seats": [0], "mover": 0, "euros": [3, 1]},
+        {"kind": "euro", "seats": [0], "mover": 0, "euros": [3, 1], "target": 100},
         {"kind": "end", "reason": "three_euros", "returns": [1.0, 0.0], "winners": [0]},
     ]
     assert state.end_reason() == "three_euros" and state.scores() == [3.0, 1.0]

@@ -26,8 +26,9 @@ or a seat), in the order ``apply_action`` returns them:
 - ``move`` ``{"seat", "action"}``: the player's action, then one of:
 - ``coin_moved`` ``{"seat", "coin", "from", "to"}``: ``seat`` moved a coin of ``coin`` cents.
 - ``pass`` ``{"seat"}``: ``seat`` had no legal move and passed.
-- ``euro`` ``{"seats", "mover", "euros"}``: after ``mover``'s move the players ``seats`` hold
-  exactly 100 cents and each takes a 1-euro token; ``euros``: everyone's tokens now. The round
+- ``euro`` ``{"seats", "mover", "euros", "target"}``: after ``mover``'s move the players ``seats``
+  hold exactly ``target`` cents (the table's target; 100 by the rulebook) and each takes a 1-euro
+  token; ``euros``: everyone's tokens now. The round
   ends. Unless the game is over, it is followed by
 - ``new_round`` ``{"seat"}``: every coin is back in the bank and ``seat`` (the player to the left
   of the mover) rolls first; then
@@ -376,7 +377,7 @@ class ExactlyState(State):
             self.c_question += 1
         if self._events is not None:
             self._emit("euro", seats=[s for s in range(g.num_players) if totals[s + 1] == g.target],
-                       mover=self.to_move, euros=list(euros))
+                       mover=self.to_move, euros=list(euros), target=g.target)
         self.turn += 1
         self.face = -1
         if won or self.turn >= g.turn_limit:

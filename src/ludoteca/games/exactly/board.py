@@ -26,7 +26,7 @@ TEXTS: dict[str, str] = {
     "starter": N_("first turn: {seat}"),
     "coin_moved": "",  # the move's own line says it
     "pass": N_("{seat}: no coin can move, the turn passes"),
-    "euro": N_("{seats}: exactly the target, one euro more (euros now {euros})"),
+    "euro": N_("{seats}: exactly {target} cents, one euro more (euros now {euros})"),
     "new_round": N_("a new round: every coin back to the bank; {seat} rolls first"),
     "start_coins": N_("each player takes a {coin}-cent coin from the bank"),
 }
