@@ -156,15 +156,17 @@ def test_the_lobby_lists_and_filters_both_paces(tmp_path: Path) -> None:
 
 # --- a game across a week ------------------------------------------------------------------------------------
 
-def test_two_players_finish_a_turn_based_game_across_a_week_each_told_on_every_turn(tmp_path: Path) -> None:
+@pytest.mark.parametrize("game", ["exactly", "tri"])  # TRI: a conquest among friends over days
+def test_two_players_finish_a_turn_based_game_across_a_week_each_told_on_every_turn(tmp_path: Path,
+                                                                                     game: str) -> None:
     rng = random.Random(7)
     with turn_server(tmp_path) as (client, lobby, clock, rec):
-        table, ann, bob = two_player_table(client, move_time=DAY)
+        table, ann, bob = two_player_table(client, game, move_time=DAY)
         tokens = {0: ann, 1: bob}
         start = clock.now
         turns: set[tuple[float, int]] = set()
         last: dict[str, Any] | None = None
-        for _ in range(400):
+        for _ in range(1000):
             row = lobby.deadlines.store.get(table)
             data = stored(lobby, table)
             if data.status != "playing":
@@ -177,7 +179,7 @@ def test_two_players_finish_a_turn_based_game_across_a_week_each_told_on_every_t
             told = rec.wait(armed)
             notice = [n for n in told if n.kind == "your_turn" and n.table == table][-1]
             assert notice.due == pytest.approx(row.armed_at + DAY) and notice.watching is False
-            assert notice.player == ("Ann" if row.seat == 0 else "Bob") and notice.game == "exactly"
+            assert notice.player == ("Ann" if row.seat == 0 else "Bob") and notice.game == game
             turns.add((row.armed_at, row.seat))  # a player moving twice in a row has one turn
             clock.now += rng.uniform(1, 5) * HOUR  # the player comes back some hours later
             tick(client, lobby)  # nothing is due yet: nothing happens

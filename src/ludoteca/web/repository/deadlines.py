@@ -128,10 +128,11 @@ class DeadlineStore:
             return {r.table_id: _row(r) for r in rows}
 
     def create(self, table_id: str, players: int, now: float) -> None:
-        """The row of a new turn-based table: nobody to move yet."""
+        """The row of a new turn-based table: nobody to move yet (``seq`` -1: the start, at ``seq`` 0 when
+        the game opens without a chance outcome, is still a turn to arm)."""
         with self.engine.begin() as conn:
             conn.execute(insert(deadlines_t).values(
-                table_id=table_id, seq=0, seat=None, ai=False, armed_at=now, due=None, remind_at=None,
+                table_id=table_id, seq=-1, seat=None, ai=False, armed_at=now, due=None, remind_at=None,
                 reminded=False, fired=False, fired_at=None, reserves=json.dumps([0.0] * players),
                 misses=json.dumps([0] * players)))
 
