@@ -223,10 +223,12 @@ export const EVENTS = {
   coin_moved: () => null, // the move itself says it
   euro: (e, who) => {
     const seats = e.seats || [];
-    const tally = seats.map((s) => `${who(s)} ${(e.euros || [])[s]}`).join(", "); // (the event names no target)
+    const tally = seats.map((s) => `${who(s)} ${(e.euros || [])[s]}`).join(", ");
+    const target = e.target ?? RULEBOOK.target; // the table's target (the event carries it)
     return seats.length > 1
-      ? t("right on target: {names} each take a 1-euro token (euros: {tally})", {names: andList(seats.map(who)), tally})
-      : t("right on target: {name} takes a 1-euro token (euros: {tally})", {name: who(seats[0]), tally});
+      ? t("exactly {target}¢: {names} each take a 1-euro token (euros: {tally})",
+        {target, names: andList(seats.map(who)), tally})
+      : t("exactly {target}¢: {name} takes a 1-euro token (euros: {tally})", {target, name: who(seats[0]), tally});
   },
   new_round: (e, who) => t("new round: every coin goes back to the bank; {name} rolls first", {name: who(e.seat)}),
   pass: () => null, // the move itself says it
