@@ -54,7 +54,9 @@ function stack(parent, x, y, value, count, opts) {
   if (opts.legal) {
     const half = Math.max(c.r + 6, 23); // every stack's frame as wide as the widest coin's: a target of one size
     svg("rect", {x: x - half, y: y - 52, width: 2 * half, height: 84, rx: 6,
-      class: opts.selected ? "hl-select" : "hl-place", style: opts.selected ? "" : "fill:#f5c4001a"}, g);
+      // the whole frame takes the tap, chosen or not (a chosen frame is unfilled: without pointer-events its
+      // inside would let the tap through to the pile's box behind it)
+      class: opts.selected ? "hl-select" : "hl-place", style: opts.selected ? "pointer-events:all" : "fill:#f5c4001a"}, g);
     g.classList.add("clickable", "legal");
     pressable(g, opts.selected ? t("{coins}: chosen; press again to choose another coin", {coins: what})
       : t("{coins}: choose a {value}¢ coin to move", {coins: what, value}), `stack:${opts.pile}:${value}`, opts.ui,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ludoteca.core.i18n import N_
+from ludoteca.i18n import web_text
 from ludoteca.web.accounts import ratings
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.hub.hub import Connection
@@ -38,7 +40,8 @@ class Leaving:
                 return
             level = table.easiest_level()
             kept = ratings.kept_account(table.settings, table.seats[seat])  # rated: the resigner still ranks last
-            await table.change({seat: Seat(AI, level, f"AI {seat + 1} ({level})", None, kept)},
+            ai_name = web_text(conn.lang, N_("AI {n} ({level})"), n=seat + 1, level=web_text(conn.lang, level))
+            await table.change({seat: Seat(AI, level, ai_name, None, kept)},
                                notes=[table.talk.note("resigned", {"seat": seat, "name": name, "level": level})])
             table.presence.away.pop(seat, None)
             table.hub.unseat(seat)

@@ -252,8 +252,17 @@ export function entryText(client, entry, names = []) {
   return t("{name} {action}", {name: who, action: describe(client, entry.action, names)});
 }
 
+const AI_LEVELS = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts"), beginner: t("beginner"),
+  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert")};
+const AI_DEFAULT_NAME = /^(AI|IA) \d+ \(/; // the name the server gives an AI seat, in its creator's language
+
 export function seatName(seats, i) {
   const s = seats && seats[i];
+  // an AI seat with the server's default name is named in the viewer's language (a seat the AI took over
+  // from a person keeps that person's name)
+  if (s && s.kind === "ai" && AI_LEVELS[s.level] && AI_DEFAULT_NAME.test(s.name || "")) {
+    return t("AI {n} ({level})", {n: i + 1, level: AI_LEVELS[s.level]});
+  }
   return (s && s.name) || t("Seat {n}", {n: i + 1});
 }
 
