@@ -339,6 +339,41 @@ def thinks(args: argparse.Namespace) -> list[float]:
     return [*values, 0.0]
 
 
+def plan(steps: list[float], seconds: float) -> tuple[float, list[tuple[float, float]], float]:
+    """When the measured load begins (after a short warm-up), each step's (start, think) and the end."""
+    t0 = time.time() + min(3.0, seconds / 4)
+    schedule = [(t0 + k * seconds, think) for k, think in enumerate(steps)]
+    schedule[0] = (0.0, steps[0])
+    return t0, schedule, t0 + len(steps) * seconds
+
+
+def measure_cpu(server_pid: int, client_pids: list[int], t0: float, n_steps: int,
+                seconds: float) -> list[dict[str, float]]:
+    """The CPU seconds of each part during each step (sleeps through the steps)."""
+    windows = []
+    for k in range(n_steps):
+        start = t0 + k * seconds
+        time.sleep(max(0.0, start - time.time()))
+        before = cpu_by_part(server_pid, client_pids)
+        time.sleep(max(0.0, start + seconds - time.time()))
+        after = cpu_by_part(server_pid, client_pids)
+        windows.append({part: round(after[part] - before[part], 2) for part in after})
+    return windows
+
+
+def measured_steps(steps: list[float], t0: float, seconds: float, samples: list[Any], peer: list[Any],
+                   windows: list[dict[str, float]]) -> list[dict[str, Any]]:
+    """Each step's latencies (from the samples sent within it) and its CPU window."""
+    measured = []
+    for k, think in enumerate(steps):
+        start = t0 + k * seconds + (1.0 if k else 0.0)  # a step's first second: the load changes
+        end = t0 + (k + 1) * seconds
+        lat = [d for at, d in samples if start <= at < end]
+        near = [d for at, d in peer if start <= at < end]
+        measured.append({"think_s": think, **summary(lat, near, end - start), "cpu_s": windows[k]})
+    return measured
+
+
 def load(args: argparse.Namespace, base: str, server_pid: int) -> dict[str, Any]:
     """Play ``args.tables`` tables from the client processes; the measured steps and the CPU."""
     steps = thinks(args)
@@ -355,22 +390,11 @@ def load(args: argparse.Namespace, base: str, server_pid: int) -> dict[str, Any]
         links.append(here)
     started = sum(link.recv() if link.poll(SETUP_LIMIT + 60) else 0 for link in links)
     setup = time.time() - began
-    warmup = min(3.0, args.seconds / 4)
-    t0 = time.time() + warmup
-    schedule = [(t0 + k * args.seconds, think) for k, think in enumerate(steps)]
-    schedule[0] = (0.0, steps[0])
-    stop_at = t0 + len(steps) * args.seconds
+    t0, schedule, stop_at = plan(steps, args.seconds)
     for link in links:
         link.send((schedule, stop_at))
     client_pids = [p.pid for p in procs if p.pid is not None]
-    cpu_windows = []
-    for k in range(len(steps)):
-        start = t0 + k * args.seconds
-        time.sleep(max(0.0, start - time.time()))
-        before = cpu_by_part(server_pid, client_pids)
-        time.sleep(max(0.0, start + args.seconds - time.time()))
-        after = cpu_by_part(server_pid, client_pids)
-        cpu_windows.append({part: round(after[part] - before[part], 2) for part in after})
+    cpu_windows = measure_cpu(server_pid, client_pids, t0, len(steps), args.seconds)
     rss = rss_mib(server_pid)
     results = []
     for link, proc in zip(links, procs, strict=True):
@@ -383,14 +407,7 @@ def load(args: argparse.Namespace, base: str, server_pid: int) -> dict[str, Any]
             errors[code] = errors.get(code, 0) + n
     samples = [s for r in results for s in r["samples"]]
     peer = [s for r in results for s in r["peer"]]
-    measured = []
-    for k, think in enumerate(steps):
-        start = t0 + k * args.seconds + (1.0 if k else 0.0)  # a step's first second: the load changes
-        end = t0 + (k + 1) * args.seconds
-        lat = [d for at, d in samples if start <= at < end]
-        near = [d for at, d in peer if start <= at < end]
-        step = {"think_s": think, **summary(lat, near, end - start), "cpu_s": cpu_windows[k]}
-        measured.append(step)
+    measured = measured_steps(steps, t0, args.seconds, samples, peer, cpu_windows)
     return {"steps": measured, "errors": errors, "games_finished": sum(r["games"] for r in results),
             "client_procs": args.client_procs, "client_results": len(results), "setup_s": round(setup, 1),
             "tables_started": started, "rss_mib": rss}

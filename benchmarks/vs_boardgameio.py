@@ -97,21 +97,10 @@ def bgio_run(folder: Path, storage: str, args: argparse.Namespace) -> dict[str, 
             began = time.time()
             started = json.loads(load.stdout.readline())["started"]
             setup = time.time() - began
-            warmup = min(3.0, args.seconds / 4)
-            t0 = time.time() + warmup
-            schedule = [(t0 + k * args.seconds, think) for k, think in enumerate(steps)]
-            schedule[0] = (0.0, steps[0])
-            stop_at = t0 + len(steps) * args.seconds
+            t0, schedule, stop_at = server_load.plan(steps, args.seconds)
             load.stdin.write(json.dumps({"schedule": schedule, "stop_at": stop_at}) + "\n")
             load.stdin.flush()
-            windows = []
-            for k in range(len(steps)):
-                start = t0 + k * args.seconds
-                time.sleep(max(0.0, start - time.time()))
-                before = server_load.cpu_by_part(server.pid, [load.pid])
-                time.sleep(max(0.0, start + args.seconds - time.time()))
-                after = server_load.cpu_by_part(server.pid, [load.pid])
-                windows.append({part: round(after[part] - before[part], 2) for part in after})
+            windows = server_load.measure_cpu(server.pid, [load.pid], t0, len(steps), args.seconds)
             rss = server_load.rss_mib(server.pid)
             result = json.loads(load.stdout.readline())
         finally:
@@ -119,13 +108,7 @@ def bgio_run(folder: Path, storage: str, args: argparse.Namespace) -> dict[str, 
                 load.kill()
             server.terminate()
             server.wait(10)
-    measured = []
-    for k, think in enumerate(steps):
-        start = t0 + k * args.seconds + (1.0 if k else 0.0)
-        end = t0 + (k + 1) * args.seconds
-        lat = [d for at, d in result["samples"] if start <= at < end]
-        near = [d for at, d in result["peer"] if start <= at < end]
-        measured.append({"think_s": think, **server_load.summary(lat, near, end - start), "cpu_s": windows[k]})
+    measured = server_load.measured_steps(steps, t0, args.seconds, result["samples"], result["peer"], windows)
     out = {"steps": measured, "errors": result["errors"], "games_finished": result["games"],
            "setup_s": round(setup, 1), "tables_started": started, "rss_mib": rss, "tables": args.tables}
     best = [s for s in measured if server_load.worst_p99(s) <= server_load.P99_BAR_MS]
