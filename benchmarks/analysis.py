@@ -1,14 +1,19 @@
 """The analysis of finished games and the TOHM solver, measured on one core (docs/analysis.md).
 
-    python benchmarks/analysis.py [--games exactly,tohm,tri,exagon] [--iterations N] [--solve]
+    python benchmarks/analysis.py [--games exactly,tohm,tri,exagon] [--iterations N] [--repeat 3]
+                                  [--engine auto|python|both] [--luck-noise GAME] [--solve]
                                   [--perfect-games 1000] [--calibration 300 [--calibration-agent strong]
-                                  [--plot FILE]] [--latency [--tables 50] [--seconds 20] [--busy 8]]
+                                  [--plot FILE]] [--latency [--rounds 6] [--seconds 15] [--tables 50] [--busy 30]]
 
-* **analysis**: CPU seconds (``time.process_time``) to analyse one typical two-player game per game (a
-  game between two ``strong`` players, seeded), with the evaluator the analysis picks (exact for
+* **analysis**: CPU seconds (``time.process_time``) to analyse ``--repeat`` typical two-player games per
+  game (games between two ``strong`` players, seeded), with the evaluator the analysis picks (exact for
   TOHM on its 2-player 3x3 board, else the search at ``--iterations`` simulations a position, by
-  default the analysis's: the game's tuned ``mcts`` budget, at most 400).
-  Goals: exactly and TOHM <= 10 s, EXAGON <= 30 s, TRI <= 60 s.
+  default the analysis's: the game's tuned ``mcts`` budget, at most 400, five times that where the
+  search is compiled); ``--engine both`` times the Python search (the path without a compiler) and the
+  compiled one on the same games, side by side. Goals: exactly and TOHM <= 10 s, EXAGON <= 30 s, TRI <= 60 s.
+* **luck noise** (``--luck-noise GAME``): how much of the luck figures is the estimates' noise (every
+  chance event of a typical game with ``--noise-seeds`` evaluator seeds; single-outcome events; the
+  mean luck over all the outcomes of ``--noise-nodes`` nodes), see :func:`luck_noise`.
 * **solver** (``--solve``): TOHM two-player 3x3 solved from scratch in a child process: CPU seconds,
   sweeps and peak memory (``ru_maxrss`` of the child).
 * **turn limit**: ``--perfect-games`` games between two ``perfect`` players (seeded dice): their
@@ -18,12 +23,11 @@
   of the search's choice, and a calibration table; ``--calibration-agent strong``: ``strong``'s estimates
   (its TOHM settings, run by the Python engine: the compiled search returns only its move); ``--plot
   FILE`` draws it (docs/strength-calibration.png).
-* **live play beside the analyses** (``--latency``): ``benchmarks/server_load.py``'s load (``--tables``
-  tables of two websocket clients playing random moves on TOHM, ``--seconds`` measured) on a server
-  with ``--analysis off``, then on one with ``--analysis all --analysis-workers 2`` that was handed
-  ``--busy`` finished games of exactly to analyse first (they keep both analysis processes busy during the
-  measurement); the action-to-broadcast latency (p50, p99, max) side by side, the CPU seconds of the
-  server's process tree (the analysis processes included) and the analyses finished.
+* **live play beside the analyses** (``--latency [--rounds 6] [--seconds 15] [--tables 50] [--busy 30]``):
+  ``benchmarks/analysis_latency.py``: one server whose two analysis processes (SCHED_IDLE, nice 19) have
+  work for the whole run, ``benchmarks/server_load.py``'s clients playing TOHM tables, and rounds
+  alternating between the analysis running and stopped (SIGSTOP); the action-to-broadcast p50/p99 of
+  every round, the load average, and per condition the medians and the pooled p99.
 """
 
 from __future__ import annotations
@@ -32,11 +36,10 @@ import argparse
 import json
 import random
 import resource
+import statistics
 import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -72,15 +75,87 @@ def typical_game(name: str, seed: int) -> Record:
     return record
 
 
-def analysis_seconds(name: str, iterations: int | None, seed: int) -> dict[str, object]:
-    from ludoteca.analysis import analyse
+def analysis_seconds(name: str, iterations: int | None, seed: int, engine: str = "auto") -> dict[str, object]:
+    """CPU seconds to analyse the typical game of ``seed`` (``engine``: the search's, see
+    ``ludoteca.analysis.evaluators.ENGINES``)."""
+    from ludoteca.analysis import analyse, evaluator_for
 
     record = typical_game(name, seed)
+    game = record.load_game()
     start = time.process_time()
-    result = analyse(record, iterations=iterations)
+    result = analyse(record, evaluator_for(game, iterations=iterations, engine=engine))
     cpu = time.process_time() - start
-    return {"game": name, "actions": len(record.actions), "evaluator": result.evaluator,
-            "iterations": result.iterations, "cpu_seconds": round(cpu, 2), "goal": GOALS.get(name)}
+    return {"game": name, "seed": seed, "engine": engine, "actions": len(record.actions),
+            "evaluator": result.evaluator, "iterations": result.iterations, "cpu_seconds": round(cpu, 2),
+            "goal": GOALS.get(name)}
+
+
+def speed_table(names: list[str], iterations: int | None, seed: int, games: int, engines: list[str]) -> None:
+    """Every game's analysis timed on ``games`` typical games per engine, printed as JSON lines, then
+    side by side: the median and range of the CPU seconds per engine, and the goal."""
+    rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for name in names:
+        for g in range(games):
+            for engine in engines:
+                found = analysis_seconds(name, iterations, seed + g, engine)
+                rows.setdefault((name, engine), []).append(found)
+                print(json.dumps({"analysis": found}), flush=True)
+    head = "".join(f"{e + ' (s/sims)':>24}" for e in engines)
+    print(f"{'game':10}{head}{'goal':>8}")
+    for name in names:
+        cells = []
+        for engine in engines:
+            cpu = sorted(float(r["cpu_seconds"]) for r in rows[(name, engine)])
+            sims = rows[(name, engine)][0]["iterations"]
+            cells.append(f"{statistics.median(cpu):.2f} [{cpu[0]:.2f}-{cpu[-1]:.2f}]/{sims or 'exact'}")
+        print(f"{name:10}{''.join(f'{c:>24}' for c in cells)}{GOALS.get(name, 0):>8}")
+
+
+def luck_noise(name: str, seed: int, seeds: int, nodes: int) -> dict[str, object]:
+    """How much of the luck figures is the estimates' noise, on the chance events of the typical game
+    of ``seed``: every event's luck for seat 0 computed with ``seeds`` evaluator seeds (other search
+    seeds, other completions), its standard deviation across them (the noise) beside the mean |luck|;
+    the luck of the events with a single outcome; the summed luck of the game per seed; and, at
+    ``nodes`` chance nodes spread over the game, the mean luck over all their outcomes (0 in
+    expectation)."""
+    from ludoteca.analysis import evaluator_for
+    from ludoteca.analysis.review import Memo, luck
+
+    record = typical_game(name, seed)
+    game = record.load_game()
+    events = [(state, state.action_from_json(data)) for state, data in record.states()
+              if data is not None and state.is_chance_node()]
+    start = time.process_time()
+    per_seed: list[list[float]] = []
+    single: list[float] = []
+    for k in range(seeds):
+        ev = evaluator_for(game, seed=k)
+        memo: Memo = {}
+        lucks = []
+        for state, outcome in events:
+            gained = luck(ev, state, outcome, memo)[0][0]
+            if len(state.chance_outcomes()) > 1:
+                lucks.append(gained)
+            else:
+                single.append(gained)
+        per_seed.append(lucks)
+    cpu = time.process_time() - start
+    spread = [statistics.stdev(per_seed[k][e] for k in range(seeds)) for e in range(len(per_seed[0]))]
+    ev = evaluator_for(game, seed=0)
+    memo = {}
+    means = []
+    wide = [state for state, _o in events if len(state.chance_outcomes()) > 1]
+    for state in wide[:: max(1, len(wide) // nodes)][:nodes]:
+        outcomes = state.chance_outcomes()
+        means.append(sum(p * luck(ev, state, o, memo)[0][0] for o, p in outcomes))
+    summed = [sum(lucks) for lucks in per_seed]
+    return {"game": name, "seed": seed, "events": len(per_seed[0]), "seeds": seeds,
+            "noise_sd_per_event": round(statistics.fmean(spread), 4),
+            "mean_abs_luck_per_event": round(statistics.fmean(abs(x) for lucks in per_seed for x in lucks), 4),
+            "single_outcome_luck_max_abs": max((abs(x) for x in single), default=None),
+            "summed_luck_by_seed": [round(x, 4) for x in summed],
+            "summed_luck_sd": round(statistics.stdev(summed), 4) if seeds > 1 else None,
+            "mean_luck_over_all_outcomes": [round(x, 4) for x in means], "cpu_seconds": round(cpu, 1)}
 
 
 SOLVE = """
@@ -209,50 +284,14 @@ def calibration_plot(found: dict[str, Any], path: str) -> None:
     plt.close(fig)
 
 
-def _finished_games(base: str, count: int) -> list[str]:
-    """``count`` games of exactly between two random AIs, played to the end (the analysis's work)."""
+def latency(args: argparse.Namespace) -> None:
+    """Live play's latency with and without analyses running: ``benchmarks/analysis_latency.py``."""
     sys.path.insert(0, str(Path(__file__).parent))
-    from server_load import post
+    import analysis_latency
 
-    ids = [post(base, "/api/tables", {"game": "exactly", "players": 2,
-                                      "seats": [{"kind": "ai", "level": "random"}] * 2})["id"] for _ in range(count)]
-    deadline = time.monotonic() + 120
-    for table_id in ids:
-        while _get(base, f"/api/tables/{table_id}")["status"] != "over":
-            if time.monotonic() > deadline:
-                raise SystemExit("the AI games did not end")
-            time.sleep(0.2)
-    return ids
-
-
-def _get(base: str, path: str) -> dict[str, Any]:
-    with urllib.request.urlopen(f"http://{base}{path}", timeout=30) as res:
-        data: dict[str, Any] = json.load(res)
-        return data
-
-
-def latency(tables: int, seconds: float, think: float, busy: int) -> dict[str, object]:
-    """Live play's latency with and without analyses running (see the module's documentation)."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from ludoteca.web.launch import server_process
-    from server_load import load
-
-    out: dict[str, object] = {}
-    for mode in ("off", "all"):
-        with tempfile.TemporaryDirectory(prefix="ludoteca-analysis-") as tmp, server_process(
-                tmp, "--ai-delay", "0", "--create-burst", str(4 * tables + busy), "--analysis", mode,
-                "--analysis-workers", "2", timeout=60) as (url, proc, _output):
-            base = url.removeprefix("http://")
-            games = _finished_games(base, busy) if mode == "all" else []
-            args = argparse.Namespace(tables=tables, seconds=seconds, think=think, ramp=False, client_procs=1,
-                                      game="tohm", seed=1)
-            result = load(args, base, proc.pid)
-            step = result["steps"][0]
-            states = [_get(base, f"/api/tables/{g}/analysis")["status"] for g in games]
-            out[mode] = {k: step[k] for k in ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "peer_p99_ms", "cpu_s")
-                         if k in step} | {"analyses_ready": states.count("ready"),
-                                          "analyses_running": states.count("running"), "analyses_queued": len(games)}
-    return out
+    found = analysis_latency.run(args)
+    print(json.dumps({"latency": found}), flush=True)
+    analysis_latency.show(found)
 
 
 def main() -> None:
@@ -260,29 +299,40 @@ def main() -> None:
     parser.add_argument("--games", default="exactly,tohm,tri,exagon")
     parser.add_argument("--iterations", type=int, default=None)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1, help="typical games per game (seeds seed, seed+1, ...)")
+    parser.add_argument("--engine", choices=("auto", "python", "both"), default="auto",
+                        help="the analysis's search: compiled where offered (auto), the Python mcts, or both "
+                             "side by side")
     parser.add_argument("--solve", action="store_true", help="also solve TOHM 2p from scratch (about a minute)")
     parser.add_argument("--perfect-games", type=int, default=0)
+    parser.add_argument("--luck-noise", default=None, metavar="GAME",
+                        help="the luck figures' noise on GAME's typical game (--noise-seeds, --noise-nodes)")
+    parser.add_argument("--noise-seeds", type=int, default=4, help="--luck-noise: evaluator seeds compared")
+    parser.add_argument("--noise-nodes", type=int, default=3, help="--luck-noise: nodes whose outcomes are all weighed")
     parser.add_argument("--calibration", type=int, default=0, help="TOHM 2p positions: search vs exact")
     parser.add_argument("--calibration-agent", choices=("search", "strong"), default="search",
                         help="whose estimates: the analysis's search (--iterations) or strong's settings")
     parser.add_argument("--plot", default=None, metavar="FILE", help="--calibration: draw it (matplotlib) to FILE")
     parser.add_argument("--latency", action="store_true",
-                        help="live play's action-to-broadcast latency with and without analyses running")
+                        help="live play's action-to-broadcast latency with and without analyses running, "
+                             "alternating (benchmarks/analysis_latency.py)")
+    parser.add_argument("--rounds", type=int, default=6, help="--latency: pairs of rounds (with, without)")
     parser.add_argument("--tables", type=int, default=50, help="--latency: tables of live play")
-    parser.add_argument("--seconds", type=float, default=20.0, help="--latency: seconds measured")
+    parser.add_argument("--seconds", type=float, default=15.0, help="--latency: seconds a round")
     parser.add_argument("--think", type=float, default=0.5, help="--latency: clients' mean think time")
-    parser.add_argument("--busy", type=int, default=8, help="--latency: finished games handed to the analysis")
+    parser.add_argument("--busy", type=int, default=30, help="--latency: finished games handed to the analysis")
+    parser.add_argument("--analysis-game", default="exactly", help="--latency: the game of the games analysed")
     args = parser.parse_args()
     if args.latency:
-        figures = latency(args.tables, args.seconds, args.think, args.busy)
-        print(json.dumps({"latency": figures}), flush=True)
-        print(f"{'':28}{'analysis off':>14}{'analysing':>14}")
-        for key in ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "peer_p99_ms", "analyses_ready"):
-            row = [figures[m].get(key, "") for m in ("off", "all")]  # type: ignore[attr-defined]
-            print(f"{key:28}{row[0]!s:>14}{row[1]!s:>14}")
+        latency(args)
         return
-    for name in [g for g in args.games.split(",") if g]:
-        print(json.dumps({"analysis": analysis_seconds(name, args.iterations, args.seed)}), flush=True)
+    names = [g for g in args.games.split(",") if g]
+    if names:
+        engines = ["python", "auto"] if args.engine == "both" else [args.engine]
+        speed_table(names, args.iterations, args.seed, args.repeat, engines)
+    if args.luck_noise:
+        print(json.dumps({"luck_noise": luck_noise(args.luck_noise, args.seed, args.noise_seeds, args.noise_nodes)}),
+              flush=True)
     if args.solve:
         print(json.dumps({"solver": solver()}), flush=True)
     if args.perfect_games:

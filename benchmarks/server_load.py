@@ -60,6 +60,11 @@ from typing import Any
 
 from ludoteca.web.launch import fresh_database, server_process
 
+try:  # the clients parse every message they receive: orjson when installed (the web extra)
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover
+    _loads = json.loads
+
 P99_BAR_MS = 50.0
 SETUP_LIMIT = 240.0
 """Seconds the clients may take to open every table and sit down before the load is measured."""
@@ -144,11 +149,12 @@ async def player(base: str, table: str, token: str, plan: Plan, rng: random.Rand
 
         try:
             while time.time() < plan.stop_at:
-                try:
-                    text = await asyncio.wait_for(ws.recv(), timeout=min(60.0, max(0.05, plan.stop_at - time.time())))
+                try:  # asyncio.timeout, not wait_for: no task per message (Python 3.11)
+                    async with asyncio.timeout(min(60.0, max(0.05, plan.stop_at - time.time()))):
+                        text = await ws.recv()
                 except TimeoutError:
                     break
-                message = json.loads(text)
+                message = _loads(text)
                 kind = message["type"]
                 if kind == "error":
                     stats.errors[message["code"]] = stats.errors.get(message["code"], 0) + 1

@@ -14,7 +14,7 @@ import pytest
 import ludoteca
 from ludoteca.agents import make_agent
 from ludoteca.agents.ladder import ladder, level_rating
-from ludoteca.agents.levels import ALIASES, EXPERT_FACTOR, LEVELS, spec
+from ludoteca.agents.levels import ALIASES, EXPERT_FACTOR, LEVELS, SOLVED_LEVELS, spec
 from ludoteca.agents.soft import SoftAgent
 from ludoteca.agents.strong import FALLBACKS as STRONG_FALLBACKS
 from ludoteca.core.chance import sample_chance
@@ -169,7 +169,7 @@ def test_the_ladder_script_refuses_bad_arguments() -> None:
 @pytest.mark.parametrize("game", RATED)
 def test_the_shipped_ladders_are_measured_and_ordered_from_beginner_to_expert(game: str) -> None:
     rungs = ladder(game)
-    assert [level for level, *_ in rungs] == list(LEVELS)
+    assert [level for level, *_ in rungs if level not in SOLVED_LEVELS] == list(LEVELS)  # (+ perfect: a solved game)
     shown = {level: rating.display for level, rating, _, _ in rungs}
     # measured with hard = strong and expert = strong:x20 (24 games per pairing, docs/strength.md): the
     # levels come out in order in every game, though hard's and expert's intervals overlap
@@ -205,11 +205,12 @@ def test_the_lobby_offers_the_levels_with_their_ratings_and_the_ai_plays_them(tm
 
     with server(tmp_path, ai_specs={"hard": "mcts:iterations=20"}) as client:
         data = client.get("/api/games").json()
-        assert data["levels"] == ["random", *LEVELS]  # random: any legal move, not rated
-        assert set(data["level_info"]) == {*LEVELS, "random"} and all(data["level_info"].values())
+        # random: any legal move, not rated; perfect: only where a table's game is solved (test_web_perfect.py)
+        assert data["levels"] == ["random", *LEVELS, *SOLVED_LEVELS]
+        assert set(data["level_info"]) == {*LEVELS, *SOLVED_LEVELS, "random"} and all(data["level_info"].values())
         for game in RATED:
             ratings = data["level_ratings"][game]["2"]
-            assert list(ratings) == list(LEVELS)
+            assert [level for level in ratings if level not in SOLVED_LEVELS] == list(LEVELS)
             assert ratings["medium"] == {"rating": 1200, "low": 1200, "high": 1200}
             for level, _rating, low, high in ladder(game):
                 assert ratings[level]["low"] == low and ratings[level]["high"] == high

@@ -162,3 +162,15 @@ def test_two_workers_senders_send_every_notice_once(repo: Repository) -> None:
         assert sorted(told) == sorted(tables)  # each once, whichever worker sent it
     with repo.engine.begin() as conn:
         conn.execute(delete(outbox_t).where(outbox_t.c.account_id == account))
+
+
+def test_a_notice_stored_again_for_the_same_turn_is_stored_once(repo: Repository) -> None:
+    """A turn told again (a repair after a worker stopped) adds nothing: one row per table, action count, seat,
+    event, account and channel."""
+    outbox, account = Outbox(repo), secrets.randbelow(10**9) + 10**6
+    turn = [dict(r, seq=7) for r in rows(1, account)]
+    outbox.add(turn)
+    with repo.engine.begin() as conn:  # in another transaction, as a repair's
+        outbox.add([dict(turn[0], created_at=T0 + 60), dict(turn[0], seq=8)], conn)
+    assert sorted(r["seq"] for r in mine(outbox, account)) == [7, 8]
+    assert [r["created_at"] for r in mine(outbox, account) if r["seq"] == 7] == [T0]

@@ -44,6 +44,17 @@ class Recorder:
             self.notices.extend(notices)
             self._cond.notify_all()
 
+    def write(self, conn: Any, notices: Any, now: float) -> int:
+        """A turn-based table's notices, stored in its row's transaction (kept here at once)."""
+        self.notify(notices)
+        return len(notices)
+
+    def wake(self) -> None:
+        return None
+
+    def check_hook(self, url: str) -> str:
+        return url
+
     def wait(self, pred: Callable[[list[Notice]], bool], timeout: float = 30.0) -> list[Notice]:
         with self._cond:
             assert self._cond.wait_for(lambda: pred(self.notices), timeout), self.notices
@@ -248,6 +259,28 @@ def test_at_the_second_miss_the_seat_goes_to_the_ai(tmp_path: Path) -> None:
                 return
             assert data.seats[row.seat].kind == "human"
         pytest.fail("no seat missed twice")
+
+
+def test_a_miss_fired_again_after_its_worker_stopped_counts_once(tmp_path: Path) -> None:
+    """``ai_seat``: a worker claimed the deadline (the miss counted) and stopped before the AI's move; the
+    deadline fires again, and the first miss is still the first (the seat stays its player's)."""
+    with turn_server(tmp_path) as (client, lobby, clock, _):
+        table, _, _ = two_player_table(client, move_time=HOUR, on_timeout="ai_seat")
+        store = lobby.deadlines.store
+        row = store.get(table)
+        late = row.seat
+        clock.now = row.due + 1
+        assert store.claim(table, row.seq, clock.now, late) == 1  # the worker that stopped
+        clock.now += 61  # its claim is older than the grace: the repair makes it due again
+        for _ in range(3):
+            lobby.deadlines.rounds = 0  # a round that repairs
+            tick(client, lobby)
+        data = stored(lobby, table)
+        assert data.action_seats[row.seq] == late  # the AI played the missed move for its player
+        assert data.seats[late].kind == "human" and not [n for n in data.notes if n.kind == "ai_took_over"]
+        notes = [n for n in data.notes if n.kind == "timed_out"]
+        assert len(notes) == 1 and notes[0].data["misses"] == 1
+        assert store.get(table).misses[late] == 1
 
 
 def test_the_opponent_may_claim_the_win_in_a_two_player_game(tmp_path: Path) -> None:

@@ -227,8 +227,8 @@ LAYOUT_JS = """([minTap, excepted, minTarget]) => {
   const taps = [...document.querySelectorAll(
       "main button, main a[href], main input, main select, main [role=button], header button, header select")]
     .filter((e) => shown(e) && !e.closest("#moves details:not([open])") && e.type !== "hidden")
-    .map((e) => { // a checkbox is tapped through its label too: the larger counts
-                  const labels = ["checkbox", "radio"].includes(e.type) ? [...(e.labels || [])] : [];
+    .map((e) => { // a checkbox (and a hidden file input: options.js) is tapped through its label too: the larger counts
+                  const labels = ["checkbox", "radio", "file"].includes(e.type) ? [...(e.labels || [])] : [];
                   const r = [e, ...labels].map((x) => x.getBoundingClientRect())
                     .reduce((a, b) => (b.width * b.height > a.width * a.height ? b : a));
                   return [(e.getAttribute("aria-label") || e.textContent || e.id || e.tagName).trim().slice(0, 40),

@@ -15,6 +15,7 @@ from tests.browser.test_browser_fit import page_problems
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
+RESERVE = {"en": "Reserve", "it": "Riserva"}
 WORDS = {"en": ("Waiting for your move", "left", "your games"), "it": ("In attesa della tua mossa", "restano",
                                                                        "le tue partite")}
 
@@ -36,12 +37,24 @@ def test_your_games_on_a_phone(server: str, browser: Any, artifacts: Path, lang:
         page.goto(f"{server}/")
         page.wait_for_selector("#pace", state="attached")
         seats: dict[str, int] = {}
-        for _ in range(3):  # three turn-based games made in this browser, Bob joining each
+        for i in range(3):  # three turn-based games made in this browser, Bob joining each
             page.goto(f"{server}/")
             page.wait_for_selector("#seat-0", state="attached")
             page.fill("#name", "Ann")
+            assert not page.locator("#table-webhook").is_visible()  # a live table has no webhook
             page.select_option("#pace", "turn-based")
             page.select_option("#move-time", "86400")
+            page.select_option("#reserve", "3600")
+            if i == 0:  # the turn-based rows fit the phone, the club's webhook among them; a bad one is told
+                page.fill("#table-webhook", "ftp://example.org/hook")
+                page.click("#create-btn")
+                page.locator("#create-error").filter(has_text="https://").wait_for(timeout=10_000)
+                problems = page_problems(page, f"/ turn-based {lang} 390x844", lang, server,
+                                         ("Ann", "webhook", "Discord", "Slack", "ftp", "example.org", "hook"))
+                page.locator("#table-webhook").scroll_into_view_if_needed()
+                page.screenshot(path=str(artifacts / f"lobby-turn-based-{lang}.png"), full_page=True)
+                assert not problems, "\n".join(problems)
+                page.fill("#table-webhook", "")
             page.click("#create-btn")
             page.wait_for_url("**/t/*")
             table = page.url.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
@@ -70,6 +83,8 @@ def test_your_games_on_a_phone(server: str, browser: Any, artifacts: Path, lang:
             page.locator("#pace-left").wait_for(timeout=10_000)
             assert left_word in page.locator("#pace-left").inner_text()
             assert "Ann" in page.locator("#pace-left").inner_text()
+            reserves = page.locator("#pace-reserves").inner_text()  # each seat's saved time
+            assert "Ann" in reserves and "Bob" in reserves and RESERVE[lang] in reserves
             page.screenshot(path=str(artifacts / f"turn-based-table-{lang}.png"), full_page=True)
         assert errors == [], errors
     finally:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from ludoteca.agents.levels import LEVELS, canonical
+from ludoteca.agents.levels import LEVELS, SOLVED_LEVELS, canonical
 from ludoteca.core.rating import Rating
 from ludoteca.registry import game_class
 
@@ -67,7 +67,7 @@ def ladder(game: str, players: int = 2) -> list[Rung]:
     if data is None or data.get("players", 2) != players:
         return []
     out = []
-    for level in LEVELS:
+    for level in (*LEVELS, *SOLVED_LEVELS):  # a solved game's perfect player on the same scale
         rung = _rung(level, data["levels"].get(level))
         if rung is not None:
             out.append(rung)

@@ -33,6 +33,11 @@ to the level's spec (``heuristic:turn=5``): after that many moves the level ends
 person stops. The caps are an input of ``benchmarks/ladder.py`` (kept when it rewrites the file)
 and ``benchmarks/ai_turns.py`` measures what they do (docs/strength.md).
 
+**Beyond the ladder's search** (:data:`SOLVED_LEVELS`): ``perfect`` plays a game's exact solution
+(:mod:`ludoteca.agents.perfect`), so it exists only where the game is solved for the table's options
+and player count; :func:`unavailable` asks the game (never naming it) and says why not. It is rated
+on the same scale as the ladder where it plays (the game's ``ladder.json``).
+
 The older names stay valid (:data:`ALIASES`): ``random`` (any legal move), ``heuristic`` (the
 ``medium`` level) and ``mcts`` (the ``expert`` level, the strongest, as it was before).
 """
@@ -40,8 +45,12 @@ The older names stay valid (:data:`ALIASES`): ``random`` (any legal move), ``heu
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ludoteca.registry import game_class
+
+if TYPE_CHECKING:
+    from ludoteca.core.game import Game
 
 LEVELS: tuple[str, ...] = ("beginner", "easy", "medium", "hard", "expert")
 """The ladder's levels, weakest first."""
@@ -62,9 +71,25 @@ ALIASES: Mapping[str, str] = {"random": "random", "heuristic": "medium", "mcts":
 """The older level names: ``random`` stays the uniformly random player (not a ladder level), the
 others name the level that plays like them."""
 
+SOLVED_LEVELS: tuple[str, ...] = ("perfect",)
+"""Levels that play a game's exact solution (their spec is their name): offered only where
+:func:`unavailable` says "" for the table's game, options and player count."""
+
+
 def is_level(name: str) -> bool:
-    """True for a ladder level or an older level name."""
-    return name in SPECS or name in ALIASES
+    """True for a ladder level, a level of a solved game or an older level name."""
+    return name in SPECS or name in ALIASES or name in SOLVED_LEVELS
+
+
+def unavailable(level: str, game: Game) -> str:
+    """Why the AI ``level`` cannot play ``game`` (built with a table's options and player count),
+    translated; "" when it can. Every ladder level plays every game; ``perfect`` only a game solved
+    for these options whose solution is at hand (:func:`ludoteca.agents.perfect.unavailable`)."""
+    if level in SOLVED_LEVELS:
+        from ludoteca.agents.perfect import unavailable as why_not
+
+        return why_not(game, build=False)
+    return ""
 
 
 def canonical(name: str) -> str:

@@ -34,12 +34,22 @@ def solver(game: Game) -> Any:
     return part.solution(game)
 
 
-def unavailable(game: Game) -> str:
-    """Why ``perfect`` cannot play ``game`` ("" when it can)."""
+def unavailable(game: Game, build: bool = True) -> str:
+    """Why ``perfect`` cannot play ``game`` ("" when it can), translated.
+
+    ``build=False`` (a server): also refused where the solution is not at hand and would have to be
+    computed first (the ``solve`` part's ``ready(game)`` is false: a board never solved here, about a
+    minute of a core), so that an AI move never waits for a solver."""
     part = game.part("solve")
     if part is None:
         return _("the perfect player needs a solved game, and {game} is not solved").format(game=game.title)
-    return str(part.unsupported(game) or "")
+    reason = str(part.unsupported(game) or "")
+    if reason or build:
+        return reason
+    ready = getattr(part, "ready", None)
+    if ready is not None and not ready(game):
+        return _("this board is not solved on this server yet: the perfect player plays only a solved board")
+    return ""
 
 
 class PerfectAgent(Agent):

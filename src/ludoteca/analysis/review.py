@@ -14,13 +14,12 @@ lucky or unlucky roll), told in words in the current language.
 from __future__ import annotations
 
 import json
-import random
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ludoteca.analysis.evaluators import Evaluator, evaluator_for
-from ludoteca.core.chance import random_action
 from ludoteca.core.game import Action, State
 from ludoteca.core.i18n import N_, _
 from ludoteca.core.records import Record
@@ -29,13 +28,19 @@ THRESHOLDS: tuple[tuple[float, str], ...] = ((0.15, "blunder"), (0.10, "mistake"
 """Loss of win chance (0-1) from which a decision is labelled; lichess's thresholds in win chance."""
 LABELS = {"blunder": N_("blunder"), "mistake": N_("mistake"), "inaccuracy": N_("inaccuracy")}
 WEIGHED_OUTCOMES = 12
-"""A chance node of more outcomes (a draw from a bag of tiles) is weighed on a seeded sample of this
-many (see :func:`weighed`)."""
-
+"""A chance node of more outcomes (a draw from a bag of tiles) is never weighed outcome by outcome
+(see :func:`weighable`)."""
 CHANCE_DEPTH = 2
-"""Chance nodes in a row weighed outcome by outcome (two dice); deeper ones are sampled."""
+"""Chance nodes in a row weighed outcome by outcome (two dice); deeper chains are estimated by
+:func:`completions`."""
 MOST_WEIGHED = 36
 """Most positions weighed for one chance node's expectation, over chance nodes in a row (two dice)."""
+COMPLETIONS = 32
+"""Coupled completions that estimate the expectation at a chance node too wide or too deep to weigh
+outcome by outcome (:func:`completions`)."""
+
+Memo = dict[tuple[int, str], list[float]]
+"""Expected results at chance nodes already estimated, by evaluator and position (one analysis's)."""
 
 Progress = Callable[[int, int], None]
 
@@ -118,63 +123,111 @@ def decision(evaluator: Evaluator, state: State, action: Action) -> tuple[float,
     return played, values[best_action], best_action
 
 
-def weighed(state: State) -> list[tuple[Action, float]]:
-    """The outcomes of a chance node that its expectation is taken over, with their weights: all of
-    them with their probabilities, or, past :data:`WEIGHED_OUTCOMES` outcomes (a draw from a bag of
-    tiles), that many drawn by their probabilities (with replacement) by a generator seeded with the
-    position, each weighing the same: an unbiased estimate of the expectation."""
+def weighable(state: State, budget: int = MOST_WEIGHED, levels: int = CHANCE_DEPTH) -> bool:
+    """Whether the expectation at chance node ``state`` is taken outcome by outcome, exactly: at most
+    :data:`WEIGHED_OUTCOMES` outcomes, chance nodes in a row at most ``levels`` deep, at most ``budget``
+    positions weighed in all (a die: yes; two dice: yes; a deal of tile after tile: no). A function of
+    the position alone, so a position's expected result is the same wherever it is asked for."""
     outcomes = state.chance_outcomes()
-    if len(outcomes) <= WEIGHED_OUTCOMES:
-        return outcomes
-    rng = random.Random(json.dumps(state.to_json(), sort_keys=True, default=str))
-    return [(random_action(state, rng), 1.0 / WEIGHED_OUTCOMES) for _ in range(WEIGHED_OUTCOMES)]
+    if levels <= 0 or len(outcomes) > min(WEIGHED_OUTCOMES, budget):
+        return False
+    share = budget // len(outcomes)
+    for outcome, _p in outcomes:
+        after = state.clone()
+        after.apply_unchecked(outcome)
+        if after.is_chance_node() and not weighable(after, share, levels - 1):
+            return False
+    return True
 
 
-def expected(evaluator: Evaluator, state: State, depth: int = 0, breadth: int = 1) -> list[float]:
-    """Each seat's expected result at any position: a chance node is the mean over its outcomes
-    (:func:`weighed`), down to :data:`CHANCE_DEPTH` chance nodes in a row and :data:`MOST_WEIGHED`
-    positions in all (``breadth``: the outcomes weighed above this node); beyond (a roll-off rolled
-    again and again, a deal of tile after tile), one chain of outcomes drawn by a generator seeded
-    with the position stands for them all."""
+_MASK = (1 << 64) - 1
+
+
+def _uniform(*words: int) -> float:
+    """A number in (0, 1) that is a fixed function of ``words`` (SplitMix64's finalizer of their mix)."""
+    x = 0x9E3779B97F4A7C15
+    for w in words:
+        x = ((x ^ (w & _MASK)) * 0xBF58476D1CE4E5B9 + 0x94D049BB133111EB) & _MASK
+        x ^= x >> 31
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    x ^= x >> 31
+    return ((x >> 11) + 0.5) / (1 << 53)
+
+
+def coupled_outcome(outcomes: Sequence[tuple[Action, float]], seed: int, chain: int, repeat: int) -> Action:
+    """The outcome completion ``chain`` draws at a chance node of these ``outcomes``: the smallest
+    ``-ln(u) / p`` over the outcomes, ``u`` a fixed function of (seed, chain, outcome, number of
+    outcomes, ``repeat``: how many nodes of that many outcomes the chain met before). Each outcome is
+    drawn with its probability (the exponential race, the Gumbel-max trick), and the same chain
+    draws almost the same outcomes from a position and from the position one outcome later (a tile
+    dealt): common random numbers, so the difference of two estimates carries little of their noise."""
+    m = len(outcomes)
+    best, best_key = outcomes[0][0], math.inf
+    for outcome, p in outcomes:
+        if p > 0:
+            key = -math.log(_uniform(seed, chain, outcome, m, repeat)) / p
+            if key < best_key:
+                best, best_key = outcome, key
+    return best
+
+
+def completions(evaluator: Evaluator, state: State, count: int = COMPLETIONS) -> list[float]:
+    """Each seat's expected result at chance node ``state`` estimated by ``count`` completions: each
+    plays the chance nodes from ``state`` to the next decision with :func:`coupled_outcome` (chain
+    ``i``) and takes the evaluator's values there; their mean. Unbiased, reproducible, and coupled:
+    the luck of an outcome (a difference of two such estimates) keeps little of their noise."""
+    seed = int(getattr(evaluator, "seed", 0))
+    total = [0.0] * state.num_players
+    for chain in range(count):
+        walk = state.clone()
+        met: dict[int, int] = {}
+        while walk.is_chance_node():
+            outcomes = walk.chance_outcomes()
+            repeat = met.get(len(outcomes), 0)
+            met[len(outcomes)] = repeat + 1
+            walk.apply_unchecked(coupled_outcome(outcomes, seed, chain, repeat))
+        values = walk.returns() if walk.is_terminal() else evaluator.values(walk, chain)
+        for i, v in enumerate(values):
+            total[i] += v / count
+    return total
+
+
+def expected(evaluator: Evaluator, state: State, memo: Memo | None = None) -> list[float]:
+    """Each seat's expected result at any position: a decision's values; at a chance node the mean
+    over its outcomes weighted by their probabilities, outcome by outcome where :func:`weighable`,
+    else estimated by :func:`completions`. ``memo`` keeps the chance nodes' figures (one analysis's)."""
     if state.is_terminal():
         return state.returns()
     if not state.is_chance_node():
         return evaluator.values(state)
-    outcomes = weighed(state)
-    if depth >= CHANCE_DEPTH or breadth * len(outcomes) > MOST_WEIGHED:
-        rng = random.Random(json.dumps(state.to_json(), sort_keys=True, default=str))
-        walk = state.clone()
-        while walk.is_chance_node():
-            walk.apply_unchecked(random_action(walk, rng))
-        return expected(evaluator, walk, depth)
-    total = [0.0] * state.num_players
-    for outcome, p in outcomes:
-        after = state.clone()
-        after.apply_unchecked(outcome)
-        for i, v in enumerate(expected(evaluator, after, depth + 1, breadth * len(outcomes))):
-            total[i] += p * v
+    key = (id(evaluator), json.dumps(state.to_json(), sort_keys=True, default=str)) if memo is not None else None
+    if key is not None and memo is not None and key in memo:
+        return list(memo[key])
+    if weighable(state):
+        total = [0.0] * state.num_players
+        for outcome, p in state.chance_outcomes():
+            after = state.clone()
+            after.apply_unchecked(outcome)
+            for i, v in enumerate(expected(evaluator, after, memo)):
+                total[i] += p * v
+    else:
+        total = completions(evaluator, state)
+    if key is not None and memo is not None:
+        memo[key] = list(total)
     return total
 
 
-def luck(evaluator: Evaluator, state: State, outcome: Action) -> tuple[list[float], list[float]]:
+def luck(evaluator: Evaluator, state: State, outcome: Action, memo: Memo | None = None) -> tuple[list[float], list[float]]:
     """(luck per seat, values after) of chance ``outcome`` at ``state``: each seat's expected result
-    after it minus the expectation over the node's outcomes (:func:`weighed`)."""
+    after it minus the expected result before it (:func:`expected`: the mean over the node's
+    outcomes), both with the evaluator of chance positions. Where the node is weighed outcome by
+    outcome the luck of its outcomes sums to zero exactly; elsewhere in expectation."""
     evaluator = evaluator.for_chance()
-    after_values: dict[Action, list[float]] = {}
-    outcomes = weighed(state)
-
-    def value_after(o: Action) -> list[float]:
-        if o not in after_values:
-            after = state.clone()
-            after.apply_unchecked(o)
-            after_values[o] = expected(evaluator, after, 1, len(outcomes))
-        return after_values[o]
-
-    before = [0.0] * state.num_players
-    for o, p in outcomes:
-        for i, v in enumerate(value_after(o)):
-            before[i] += p * v
-    got = value_after(outcome)
+    before = expected(evaluator, state, memo)
+    after = state.clone()
+    after.apply_unchecked(outcome)
+    got = expected(evaluator, after, memo)
     return [got[i] - before[i] for i in range(state.num_players)], got
 
 
@@ -188,7 +241,8 @@ def analyse(record: Record, evaluator: Evaluator | None = None, progress: Progre
     pairs = list(record.states())
     total = len(pairs) - 1
     first = pairs[0][0]
-    out.start = expected(ev.for_chance() if first.is_chance_node() else ev, first)
+    memo: Memo = {}
+    out.start = expected(ev.for_chance() if first.is_chance_node() else ev, first, memo)
     last_seat = 0
     for step, (state, data) in enumerate(pairs):
         if data is None:
@@ -197,7 +251,7 @@ def analyse(record: Record, evaluator: Evaluator | None = None, progress: Progre
         after = pairs[step + 1][0]
         action = state.action_from_json({k: v for k, v in data.items() if k != "elapsed"})
         if state.is_chance_node():
-            result = luck(ev, state, action)
+            result = luck(ev, state, action, memo)
             values = result[1]
             roller = after.current_player() if after.current_player() >= 0 else last_seat
             out.steps.append(Step(step, "chance", roller, state.action_to_json(action), _text(state, action),
@@ -208,7 +262,7 @@ def analyse(record: Record, evaluator: Evaluator | None = None, progress: Progre
             played, best, best_action = decision(ev, state, action)
             loss = max(0.0, best - played)
             out.steps.append(Step(step, "decision", seat, state.action_to_json(action), _text(state, action),
-                                  _after(ev, after), played=played, best=best,
+                                  _after(ev, after, memo), played=played, best=best,
                                   best_action=state.action_to_json(best_action),
                                   best_text=_text(state, best_action), loss=loss, label=label_for(loss)))
         if progress is not None:
@@ -218,10 +272,10 @@ def analyse(record: Record, evaluator: Evaluator | None = None, progress: Progre
     return out
 
 
-def _after(ev: Evaluator, after: State) -> list[float]:
+def _after(ev: Evaluator, after: State, memo: Memo | None = None) -> list[float]:
     """Each seat's expected result after a step: a decision with the full evaluator (the next step
     searches it anyway), a chance node with the chance one (as its luck will)."""
-    return expected(ev.for_chance() if after.is_chance_node() else ev, after)
+    return expected(ev.for_chance() if after.is_chance_node() else ev, after, memo)
 
 
 def summary(steps: Sequence[Step], players: int) -> list[dict[str, Any]]:

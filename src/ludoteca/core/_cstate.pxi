@@ -125,6 +125,45 @@ cdef class _CStateBase:
         self.last_stats = (stats[0], stats[1], stats[2])
         return action
 
+    def search_values(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True):
+        """:meth:`search`'s root statistics (the same search, random numbers and settings): one
+        ``(action, visits, sum of the returns of the seat to move)`` per root child, so an action's
+        estimate is ``sum / visits`` (the analysis's per-action values)."""
+        return self._run_search_values(&self.g, iterations, c, cap, seed, evaluate)
+
+    cdef object _run_search_values(self, const Gm* view, long long iterations, double c, int cap, uint64_t seed,
+                                   bint evaluate):
+        """:meth:`search_values` with the rules as ``view`` has them (as :meth:`_run_search`)."""
+        if _player(&self.g, &self.s) < 0:
+            raise ValueError("the search needs a position where a player is to move")
+        if iterations < 0 or cap < 0 or c < 0:
+            raise ValueError("iterations, cap and c must not be negative")
+        cdef long long stats[3]
+        cdef int action, count = 0, i
+        cdef _ValueFn fn = NULL
+        cdef int* acts = <int*>malloc(MAX_ACTIONS * sizeof(int))
+        cdef long long* visits = <long long*>malloc(MAX_ACTIONS * sizeof(long long))
+        cdef double* sums = <double*>malloc(MAX_ACTIONS * sizeof(double))
+        if acts == NULL or visits == NULL or sums == NULL:
+            free(acts)
+            free(visits)
+            free(sums)
+            raise MemoryError("the compiled search ran out of memory")
+        if evaluate:
+            fn = _value
+        try:
+            with nogil:
+                action = _search_root(view, &self.s, self.g.players, iterations, c, cap, seed, fn, stats, NULL, NULL,
+                                      0, acts, visits, sums, &count)
+            if action == _MCTS_NO_MEMORY:
+                raise MemoryError("the compiled search ran out of memory")
+            self.last_stats = (stats[0], stats[1], stats[2])
+            return [(acts[i], visits[i], sums[i]) for i in range(count)]
+        finally:
+            free(acts)
+            free(visits)
+            free(sums)
+
     def sample_action(self, unsigned long long seed):
         """The action the playout loop would play here with this seed (tests: it is legal, and
         uniform over the legal actions; by its probability at a chance node)."""

@@ -121,6 +121,13 @@ class CompiledView(Generic[GameT, StateT]):
         node or at the end."""
         return int(self._c.search(iterations, c, cap, seed & SEED_MASK, evaluate))
 
+    def search_values(self, iterations: int, c: float, cap: int, seed: int,
+                      evaluate: bool = True) -> dict[int, tuple[int, float]]:
+        """:meth:`search`'s root statistics (the same search and seed): each root action's visits and
+        sum of the returns of the seat to move (its estimate: sum / visits)."""
+        return {int(a): (int(n), float(w)) for a, n, w in self._c.search_values(
+            iterations, c, cap, seed & SEED_MASK, evaluate)}
+
     def sample_action(self, seed: int) -> int:
         """The action the C playout loop would play here with ``seed`` (uniform over the legal ones;
         by its probability at a chance node)."""

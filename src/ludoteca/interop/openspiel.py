@@ -63,7 +63,7 @@ change it) and ``position(seat=None)`` (the observation JSON), and
 
 from __future__ import annotations
 
-import copy
+import functools
 import json
 import operator
 import random
@@ -185,7 +185,7 @@ def _sees_everything(state: State) -> bool:
 
 
 class _Position:
-    """Holds the engine state and the history; cheap to deep-copy (OpenSpiel's clone).
+    """Holds the engine state and the history; cheap to copy (OpenSpiel's clone).
 
     A game without hidden information plays on its compiled engine when it is built and plays
     the game's options (``core.compiled.compiled_copy``: the same actions, outcomes and returns);
@@ -194,12 +194,16 @@ class _Position:
     :attr:`state` the Python state, rebuilt from the compiled one when asked (observations,
     strings, rendering).
 
-    Who saw each action comes from the game: the event of the action (``to``: the seats that
-    may see it, None for everyone). Secrets pending are revealed by an action with a public
-    event besides its own after which no seat has anything hidden any more
-    (``state.worlds(seat)`` is None for every seat)."""
+    The history is a list of ints (``actions``, one per applied action, chance included: appending
+    allocates nothing an int id does not already have), beside it, for a game with hidden
+    information, who saw each action (``seen``) and the reveals (``reveals``: at the index of
+    the action that revealed them, the secret actions it revealed). Who saw each action comes
+    from the game: the event of the action (``to``: the seats that may see it, None for
+    everyone). Secrets pending are revealed by an action with a public event besides its own after
+    which no seat has anything hidden any more (``state.worlds(seat)`` is None for every seat)."""
 
-    __slots__ = ("_state", "cache", "fast", "game", "hidden", "log", "moves", "origin", "play", "secrets")
+    __slots__ = ("_state", "_state_at", "actions", "cache", "fast", "game", "hidden", "origin", "play", "reveals",
+                 "secrets", "seen")
 
     def __init__(self, state: State, origin: dict[str, Any] | None = None) -> None:
         self.game = state.game
@@ -207,119 +211,111 @@ class _Position:
         self.hidden = state.game.has_hidden_information()
         self.fast: CompiledView[Any, Any] | None = None if self.hidden else compiled_copy(state)
         self._state: State | None = state
+        self._state_at = 0
+        """The length of the history :attr:`_state` is the position of (compiled play moves on)."""
         self.play: Any = self.fast._c if self.fast is not None else state
-        self.moves = 0
-        # a linked list, newest first: (parent, action, seats that saw it or None, revealed actions or None)
-        self.log: tuple | None = None
+        self.actions: list[int] = []
+        self.seen: list[frozenset[int] | None] = []
+        """Who saw each action (the Python engine only: the compiled one plays no secrets)."""
+        self.reveals: dict[int, tuple[int, ...]] = {}
         # the secret actions since the last reveal, oldest first
         self.secrets: tuple[int, ...] = ()
-        # info-state text per seat, with the log node it describes
-        self.cache: dict[int | None, tuple[tuple | None, str]] = {}
+        # info-state text per seat, with the length of the history it describes
+        self.cache: dict[int | None, tuple[int, str]] = {}
 
     @property
     def state(self) -> State:
         """The Python state of this position (rebuilt from the compiled copy after it moved)."""
+        if self.fast is None:
+            assert self._state is not None
+            return self._state
         state = self._state
-        if state is None:
-            assert self.fast is not None
+        if state is None or self._state_at != len(self.actions):
             state = self._state = self.fast.to_state()
+            self._state_at = len(self.actions)
         return state
+
+    @property
+    def moves(self) -> int:
+        return len(self.actions)
 
     def apply(self, action: int) -> None:
         action = operator.index(action)  # an int (numpy's too); TypeError for anything else
         if self.fast is not None:  # no hidden information: every action is public
             if not self.play.play(action):
                 self.fast.apply_action(action)  # raises IllegalActionError, saying why
-            self._state = None
-            self.log = (self.log, action, None, None)
-            self.moves += 1
+            self.actions.append(action)
             return
         state = self.state
         events = state.apply_action(action)
-        self.moves += 1
         seen = events[0].to
-        revealed = None
         if self.hidden and (self.secrets or seen is not None):
             # a secret is revealed by a later public event carrying it (core.events), so only an
             # action with a public event besides its own may reveal: then ask every seat
             if any(e.to is None for e in events[1:]) and _sees_everything(state):
-                revealed, self.secrets = (*self.secrets, action), ()
+                self.reveals[len(self.actions)] = (*self.secrets, action)
+                self.secrets = ()
             elif seen is not None:
                 self.secrets = (*self.secrets, action)
-        self.log = (self.log, action, seen, revealed)
+        self.actions.append(action)
+        self.seen.append(seen)
 
-    def _since_reveal(self) -> list[tuple[int, frozenset[int] | None, tuple | None]]:
+    def entries(self, start: int = 0) -> list[tuple[int, frozenset[int] | None, tuple[int, ...] | None]]:
+        """``(action, seats that saw it or None, revealed actions or None)`` from index ``start`` on."""
+        seen, reveals = self.seen, self.reveals
+        return [(a, seen[i] if seen else None, reveals.get(i)) for i, a in enumerate(self.actions[start:], start)]
+
+    def _since_reveal(self) -> list[tuple[int, frozenset[int] | None, tuple[int, ...] | None]]:
         """Entries after the last reveal, oldest first."""
-        out: list[tuple[int, frozenset[int] | None, tuple | None]] = []
-        node = self.log
-        while node is not None and node[3] is None:
-            out.append((node[1], node[2], node[3]))
-            node = node[0]
-        out.reverse()
-        return out
-
-    def entries(self) -> list[tuple[int, frozenset[int] | None, tuple | None]]:
-        out = []
-        node = self.log
-        while node is not None:
-            out.append((node[1], node[2], node[3]))
-            node = node[0]
-        out.reverse()
-        return out
-
-    def actions(self) -> list[int]:
-        return [a for a, _, _ in self.entries()]
+        return self.entries(max(self.reveals, default=-1) + 1)
 
     def info_state(self, seat: int | None) -> str:
-        """The history as ``seat`` saw it. Built incrementally: the text of an earlier node of
-        this history is extended (the log is append-only and a token never changes)."""
-        cached = self.cache.get(seat)
-        news = []
-        node = self.log
-        while node is not None and (cached is None or node is not cached[0]):
-            news.append(node)
-            node = node[0]
-        if node is None and cached is not None and cached[0] is not None:
-            return self._rebuild(seat)
+        """The history as ``seat`` saw it. Built incrementally: the text of an earlier prefix of
+        this history is extended (the history is append-only and a token never changes)."""
+        done, text = self.cache.get(seat, (0, None))
         tokens = []
-        for entry in reversed(news):
-            _, action, viewer, revealed = entry
+        for action, viewer, revealed in self.entries(done):
             tok = str(action) if viewer is None or seat in viewer else _TOKEN_HIDDEN
             if revealed is not None:
                 tok += "=" + ",".join(map(str, revealed))
             tokens.append(tok)
-        if cached is not None:
-            prefix = cached[1]
-        elif self.origin is not None:  # a state built from a position: what seat saw of it
-            start = self.state.game.state_from_json(self.origin)
-            prefix = "from " + json.dumps(start.observation(seat), separators=(",", ":"))
-        else:
-            prefix = ""
-        text = prefix + " " + " ".join(tokens) if prefix and tokens else prefix or " ".join(tokens)
-        self.cache[seat] = (self.log, text)
+        if text is None:
+            if self.origin is not None:  # a state built from a position: what seat saw of it
+                start = self.state.game.state_from_json(self.origin)
+                text = "from " + json.dumps(start.observation(seat), separators=(",", ":"))
+            else:
+                text = ""
+        if tokens:
+            text = text + " " + " ".join(tokens) if text else " ".join(tokens)
+        self.cache[seat] = (len(self.actions), text)
         return f"seat {seat}: {text}" if self.hidden else text
 
-    def _rebuild(self, seat: int | None) -> str:
-        self.cache.pop(seat, None)
-        return self.info_state(seat)
+    def copy(self) -> _Position:
+        """An independent copy (the history's lists copied, the engine state cloned)."""
+        new = _Position.__new__(_Position)
+        new.game = self.game
+        new.fast = fast = None if self.fast is None else self.fast.clone()
+        if fast is not None:
+            new._state, new._state_at, new.play = None, 0, fast._c
+        else:
+            assert self._state is not None
+            new._state = new.play = self._state.clone()
+            new._state_at = 0
+        new.origin = self.origin
+        new.hidden = self.hidden
+        new.secrets = self.secrets
+        new.actions = self.actions[:]
+        new.seen = self.seen[:]
+        new.reveals = dict(self.reveals)
+        new.cache = dict(self.cache)
+        return new
 
     def __deepcopy__(self, memo: dict) -> _Position:
-        copy = _Position.__new__(_Position)
-        copy.game = self.game
-        copy.fast = None if self.fast is None else self.fast.clone()
-        copy._state = None if self._state is None or copy.fast is not None else self._state.clone()
-        copy.play = copy.fast._c if copy.fast is not None else copy._state
-        copy.moves = self.moves
-        copy.origin = self.origin
-        copy.hidden = self.hidden
-        copy.secrets = self.secrets
-        copy.log = self.log  # immutable and shared
-        copy.cache = dict(self.cache)
-        return copy
+        return self.copy()
 
     def __reduce__(self) -> tuple:
         game = self.game
-        return (_restore_position, (game.name, game.record_options(), self.origin, self.actions()))
+        return (_restore_position, (game.name, game.record_options(), self.origin, self.actions[:]))
 
 
 _GAME_CACHE: dict[str, Game] = {}
@@ -384,61 +380,88 @@ class LudotecaState(pyspiel.State):
     ``legal_actions``, ``chance_outcomes``, ``apply_action``, ``returns``, ``history``,
     ``move_number``) answer here, without a round trip through OpenSpiel's C++ ``State`` (which
     calls back into Python for each of them); OpenSpiel's C++ algorithms call the ``_``-hooks
-    below. Either way the history is the position's (``_Position``), so both agree."""
+    below. Either way the history is the position's (``_Position``), so both agree.
+
+    The position is the one attribute in the instance's ``__dict__`` (``_pos``), which OpenSpiel's
+    C++ ``Clone`` and serialisation copy; setting it also fills the slots the hot methods read
+    (``_p``, ``_play``: the engine answering, ``_fast``: compiled), since an attribute of a pybind11
+    object's ``__dict__`` costs about twice a slot to read."""
+
+    __slots__ = ("__dict__", "_acts", "_fast", "_p", "_play", "chance_outcomes", "current_player", "is_chance_node",
+                 "is_terminal")
 
     def __init__(self, game: LudotecaGame, pos: _Position | None = None) -> None:
         super().__init__(game)
         self._pos = pos if pos is not None else _Position(game.ludoteca_game.new_initial_state())
 
+    @property
+    def _pos(self) -> _Position:
+        return self._p  # type: ignore[no-any-return]
+
+    @_pos.setter
+    def _pos(self, pos: _Position) -> None:
+        self.__dict__["_pos"] = pos
+        self._p = pos
+        self._play = pos.play
+        self._fast = pos.fast is not None
+        self._acts = pos.actions
+        play = pos.play
+        # the engine's own methods answer, without a Python frame of ours: is_chance_node is no hook
+        # of OpenSpiel's C++ State (which asks current_player); the hooks' (C++ calls them by name)
+        # are wrapped in a partial, which pybind11 takes for a Python override (a bare method of
+        # a compiled class it would take for its own C++ function, and call the pure virtual)
+        self.is_chance_node = play.is_chance_node
+        self.is_terminal = functools.partial(play.is_terminal)
+        self.current_player = functools.partial(play.current_player)
+        self.chance_outcomes = functools.partial(play.chance_outcomes)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its game and position (which pickle as their parameters and history)."""
+        return (_unpickle_state, (self.get_game(), self._p))
+
     # the engine, for readers
     @property
     def ludoteca_state(self) -> State:
-        return self._pos.state
+        return self._p.state  # type: ignore[no-any-return]
 
     def position(self, seat: int | None = None) -> dict[str, Any]:
         """The canonical position JSON as ``seat`` may see it (``None``: a spectator)."""
-        return self._pos.state.observation(seat)
+        return self._p.state.observation(seat)  # type: ignore[no-any-return]
 
-    # OpenSpiel's Python-game hooks
-    def current_player(self) -> int:
-        return self._pos.play.current_player()  # type: ignore[no-any-return]
-
+    # OpenSpiel's Python-game hooks (besides current_player, is_terminal, chance_outcomes: slots)
     def _legal_actions(self, player: int) -> list[int]:
-        return self._pos.play.legal_actions()  # type: ignore[no-any-return]
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self._pos.play.chance_outcomes()  # type: ignore[no-any-return]
+        return self._play.legal_actions()  # type: ignore[no-any-return]
 
     def _apply_action(self, action: int) -> None:
-        self._pos.apply(int(action))
+        self.apply_action(action)
 
     # the same from Python, without the round trip through C++ (same answers as pyspiel.State's)
     def legal_actions(self, player: int | None = None) -> list[int]:
-        play = self._pos.play
+        play = self._play
         if player is not None and player != play.current_player():
             return []
         return play.legal_actions()  # type: ignore[no-any-return]
 
-    def is_chance_node(self) -> bool:
-        return self._pos.play.is_chance_node()  # type: ignore[no-any-return]
-
     def is_player_node(self) -> bool:
-        return self._pos.play.current_player() >= 0  # type: ignore[no-any-return]
+        return self._play.current_player() >= 0  # type: ignore[no-any-return]
 
     def apply_action(self, action: int) -> None:
-        self._pos.apply(int(action))
+        if self._fast and self._play.play(action):  # compiled: a legal int is played at once
+            self._acts.append(action)
+        else:  # the Python engine, an int-like (numpy's), or an illegal action (IllegalActionError)
+            self._p.apply(int(action))
 
     def history(self) -> list[int]:
-        return self._pos.actions()
+        return self._acts[:]  # type: ignore[no-any-return]
 
     def history_str(self) -> str:
-        return ", ".join(map(str, self._pos.actions()))
+        return ", ".join(map(str, self._acts))
 
     def move_number(self) -> int:
-        return self._pos.moves
+        return len(self._acts)
 
     def is_initial_state(self) -> bool:
-        return self._pos.moves == 0
+        return not self._acts
 
     def _action_to_string(self, player: int, action: int) -> str:
         state = self._pos.state
@@ -450,11 +473,8 @@ class LudotecaState(pyspiel.State):
         who = "chance" if player == CHANCE else f"p{player}"
         return f"{who}:{action}"
 
-    def is_terminal(self) -> bool:
-        return self._pos.play.is_terminal()  # type: ignore[no-any-return]
-
     def returns(self) -> list[float]:
-        return [float(x) for x in self._pos.play.returns()]
+        return [float(x) for x in self._play.returns()]
 
     def __str__(self) -> str:
         return self._pos.state.render()
@@ -536,7 +556,7 @@ class LudotecaGame(pyspiel.Game):
         if position is None:  # a copy of the first position (OpenSpiel's clone starts with one too)
             if self._start is None:
                 self._start = _Position(self.ludoteca_game.new_initial_state())
-            return LudotecaState(self, copy.deepcopy(self._start))
+            return LudotecaState(self, self._start.copy())
         if isinstance(position, str):
             position = json.loads(position)
         data = dict(position)
@@ -548,6 +568,10 @@ class LudotecaGame(pyspiel.Game):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its name and parameters, loaded again (spawn-based multiprocessing, Ray)."""
         return (_load_pickled, (self.GAME_NAME, self._params))
+
+
+def _unpickle_state(game: LudotecaGame, pos: _Position) -> LudotecaState:
+    return LudotecaState(game, pos)
 
 
 def _load_pickled(name: str, params: dict[str, Any]) -> LudotecaGame:

@@ -28,8 +28,8 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ludoteca.analysis.evaluators import ExactEvaluator, evaluator_for
-from ludoteca.analysis.review import expected, luck
+from ludoteca.analysis.evaluators import COMPILED_FACTOR, ExactEvaluator, compiled_values, evaluator_for
+from ludoteca.analysis.review import Memo, expected, luck
 from ludoteca.core.chance import sample_outcome
 from ludoteca.core.constants import TERMINAL
 from ludoteca.core.game import Game
@@ -37,22 +37,32 @@ from ludoteca.lab.runner import RunSpec, _game_and_probe, setup_game
 
 ITERATIONS = 100
 """Simulations a position of the search that values the positions after each chance outcome (a
-quarter of it, at least 50, as in the analysis), where a game is not solved."""
+quarter of it, at least 50, as in the analysis), where a game is not solved; ``COMPILED_FACTOR``
+times that where the game's search is compiled (:func:`budget`)."""
 RESAMPLES = 1000
 LEVEL = 0.95
 
 Progress = Callable[[int, int], None]
 
 
-def game_luck(spec: RunSpec, v: int, i: int, iterations: int = ITERATIONS) -> dict[str, Any]:
+def budget(game: Game, iterations: int | None = None) -> int:
+    """The search's simulations a position for ``game``: ``iterations``, else :data:`ITERATIONS`
+    (:data:`~ludoteca.analysis.evaluators.COMPILED_FACTOR` times it where the search is compiled)."""
+    if iterations is not None:
+        return iterations
+    return ITERATIONS * COMPILED_FACTOR if compiled_values(game) is not None else ITERATIONS
+
+
+def game_luck(spec: RunSpec, v: int, i: int, iterations: int | None = None) -> dict[str, Any]:
     """Game ``i`` of variant ``v`` played again with the run's seeds: each seat's result and summed luck."""
     game, _probe = _game_and_probe(spec, v)
     n = spec.players_of(v)
     _gseed, rng, _specs, agents = setup_game(spec, i, n)
-    ev = evaluator_for(game, iterations=iterations, seed=i)
+    ev = evaluator_for(game, iterations=budget(game, iterations), seed=i)
     state = game.new_initial_state()
     total = [0.0] * n
     events = 0
+    memo: Memo = {}
     while True:
         player = state.current_player()
         if player == TERMINAL:
@@ -60,7 +70,7 @@ def game_luck(spec: RunSpec, v: int, i: int, iterations: int = ITERATIONS) -> di
         if player < 0:
             outcome = sample_outcome(state.chance_outcomes(), rng)
             if len(state.chance_outcomes()) > 1:
-                gained, _after = luck(ev, state, outcome)
+                gained, _after = luck(ev, state, outcome, memo)
                 total = [t + g for t, g in zip(total, gained, strict=True)]
                 events += 1
             state.apply_unchecked(outcome)
@@ -104,7 +114,7 @@ def exact_first(game: Game) -> float | None:
     return float(expected(ExactEvaluator(part.solution(game)), game.new_initial_state())[0])
 
 
-def luck_report(spec: RunSpec, games: int, iterations: int = ITERATIONS,
+def luck_report(spec: RunSpec, games: int, iterations: int | None = None,
                 progress: Progress | None = None) -> dict[str, Any]:
     """``games`` games of every variant: the luck share with its interval (the report's section)."""
     variants = []
@@ -127,7 +137,9 @@ def luck_report(spec: RunSpec, games: int, iterations: int = ITERATIONS,
             "exact_first": exact_first(game), "sampled_first": first_rate,
             "evaluator": "exact" if exact_first(game) is not None else "search",
         })
-    return {"games": games, "iterations": iterations, "agents": list(spec.lineup), "variants": variants}
+    first, _probe = _game_and_probe(spec, 0)
+    return {"games": games, "iterations": budget(first, iterations), "agents": list(spec.lineup),
+            "variants": variants}
 
 
 def measure(spec: RunSpec, games: int, progress: bool = True, console: Any = None) -> dict[str, Any]:
@@ -187,5 +199,5 @@ def print_luck(summary: dict[str, Any], console: Any) -> None:
         console.print(line, markup=False)
 
 
-__all__ = ["ITERATIONS", "RESAMPLES", "bootstrap", "exact_first", "game_luck", "luck_report", "measure",
+__all__ = ["ITERATIONS", "RESAMPLES", "bootstrap", "budget", "exact_first", "game_luck", "luck_report", "measure",
            "print_luck", "section", "share"]

@@ -5,6 +5,8 @@
 HTTP API (JSON):
 
 - ``GET /api/games``: the games, their player counts and options, the AI levels;
+- ``POST /api/levels`` (``{"game", "players", "options"}``): the AI levels such a table may seat
+  (a solved game's ``perfect`` only where it is solved), and why the others cannot;
 - ``GET /api/tables``: recent tables; ``POST /api/tables``: create one
   (``{"game", "players", "options", "seats": [{"kind": "open"} | {"kind": "ai", "level"}],
   "sit": seat?, "name": str?, "unlisted": bool?}`` → ``{"id", "url", "seat", "token"}``; an unlisted
@@ -72,7 +74,7 @@ from ludoteca.web.hub.cluster import Cluster
 from ludoteca.web.hub.sockets import MAX_MESSAGE
 from ludoteca.web.labs import setup as labs
 from ludoteca.web.limits import ClientBuckets, ServerLimits, valid_table_id
-from ludoteca.web.lobby import guide, lobby, my_tables, rules
+from ludoteca.web.lobby import guide, levels, lobby, my_tables, rules
 from ludoteca.web.lobby.lobby import REMATCH_HOLD, Lobby, lobby_of
 from ludoteca.web.lobby.notfound import TABLE as TABLE_NOT_FOUND
 from ludoteca.web.lobby.notfound import not_found, unknown_address
@@ -263,6 +265,7 @@ def create_app(
     app.include_router(pages)
     app.include_router(languages.router)
     app.include_router(lobby.router)
+    app.include_router(levels.router)  # /api/levels: the AI levels a table may seat
     app.include_router(my_tables.router)  # /my-tables and its API, claiming a win (turn-based)
     app.include_router(accounts.router)  # /login, /signup, /api/me, /api/login… (optional accounts)
     app.include_router(sockets.router)

@@ -119,11 +119,16 @@ def depth(value: Any) -> int:
     return deepest
 
 
+_DECODER = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+"""Made once: ``json.loads`` with these hooks would build a decoder for every message."""
+
+
 def parse_json(text: str | bytes) -> Any:
     """``text`` as JSON, or :class:`BadInput` (code ``bad_json``) with a readable reason."""
     try:
-        value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
-                           parse_constant=_parse_constant)
+        if not isinstance(text, str):
+            text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
+        value = _DECODER.decode(text)
     except BadInput:
         raise
     except RecursionError:

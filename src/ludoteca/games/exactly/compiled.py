@@ -129,3 +129,10 @@ def search(state: ExactlyState, iterations: int, c: float, cap: int, seed: int, 
     left unchanged; :meth:`CompiledView.search`), rollouts cut short scored by ``heuristic.value``
     in C. RuntimeError when the compiled engine cannot play this game (:func:`unsupported`)."""
     return CompiledState.from_state(state).search(iterations, c, cap, seed, evaluate)
+
+
+def search_values(state: ExactlyState, iterations: int, c: float, cap: int, seed: int,
+                  evaluate: bool = True) -> dict[int, tuple[int, float]]:
+    """:func:`search`'s root statistics (the same search and seed): each root action's visits and sum
+    of the mover's returns (the analysis's per-action estimates, ``ludoteca.analysis``)."""
+    return CompiledState.from_state(state).search_values(iterations, c, cap, seed, evaluate)

@@ -65,10 +65,10 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, NotRequired, TypedDict, cast
 
 from ludoteca.core import events as ev
 from ludoteca.core.constants import CHANCE, TERMINAL
@@ -347,6 +347,8 @@ def _resolve_hand(value: Any, resolved: Mapping[str, Any]) -> int:
 RULEBOOK_OPTIONS = frozenset({"hand", "bonus_3", "bonus_4", "bonus_5", "go_on", "tournament_target", "win_points",
                               "jolly_penalty"})
 """The rulebook's numbers as options: left out of records at RULES.md's values."""
+TOURNAMENT_NUMBERS = frozenset({"tournament_target", "win_points"})
+"""The rulebook numbers that only a tournament reads (a one-shot position does not write them)."""
 
 
 def _bonus_option(conn: int) -> Option:
@@ -587,6 +589,14 @@ class ExagonGame(Game):
             opts["tiles"] = [dict(t, sides=list(t["sides"])) for t in self.tiles]
         return opts
 
+    @cached_property
+    def rulebook_keys(self) -> dict[str, Any]:
+        """The rulebook numbers a position of this game writes: those not at their defaults
+        (``tournament_target`` and ``win_points`` only in a tournament, the only game that reads them)."""
+        return {opt.name: self.options[opt.name] for opt in self.OPTIONS
+                if opt.name in RULEBOOK_OPTIONS and (self.tournament or opt.name not in TOURNAMENT_NUMBERS)
+                and self.options[opt.name] != opt.default_for(self.options)}
+
     def explicit_carry_cap(self) -> bool:
         """Whether ``carry_cap`` differs from its default (the clock, one hourglass)."""
         return bool(self.options["carry_cap"] != self.options["clock"])
@@ -611,18 +621,20 @@ class ExagonGame(Game):
 
     # --- reading positions ------------------------------------------------------------
     def _sibling(self, players: int, tiles: list[dict[str, Any]], clock: Any, tournament: bool, matching: str,
-                 carry_cap: Any) -> ExagonGame:
+                 carry_cap: Any, rulebook: Mapping[str, Any]) -> ExagonGame:
         """The game of a position: ``carry_cap`` is the position's, else this game's when it is not
-        the default, else (``...``) the default, the position's clock."""
+        the default, else (``...``) the default, the position's clock; ``rulebook`` holds the
+        rulebook numbers it does not leave at their defaults (:meth:`_position_rulebook`)."""
         if carry_cap is ...:
             carry_cap = self.options["carry_cap"] if self.explicit_carry_cap() else clock
         same_tiles = tiles is self.tiles or tiles == self.tiles
         if (same_tiles and players == self.num_players and clock == self.hourglass and tournament == self.tournament
-                and matching == self.options["matching"] and carry_cap == self.options["carry_cap"]):
+                and matching == self.options["matching"] and carry_cap == self.options["carry_cap"]
+                and all(self.options[name] == value for name, value in rulebook.items())):
             return self
         opts = {"players": players, "tiles": self.tiles if same_tiles else tiles, "clock": clock,
                 "tournament": tournament, "turn_limit": self.turn_limit, "tournament_games": self.tournament_games,
-                "matching": matching, "carry_cap": carry_cap}
+                "matching": matching, "carry_cap": carry_cap, **rulebook}
         key = json.dumps(opts, sort_keys=True)
         game = self._siblings.get(key)
         if game is None:
@@ -630,11 +642,36 @@ class ExagonGame(Game):
             self._siblings[key] = game
         return game
 
+    def _position_rulebook(self, pos: PositionShape, tiles: list[dict[str, Any]]) -> dict[str, Any]:
+        """The rulebook numbers (``RULEBOOK_OPTIONS``) of a position's game that are not their
+        defaults: each one the position carries (checked like the option: ``position['go_on']: ...``),
+        else this game's when it is not the default (``hand`` only for this game's players and tiles:
+        it is a count for them)."""
+        given = cast(Mapping[str, Any], pos)
+        resolved = {"players": pos["players"], "tiles": tiles}
+        same_deal = pos["players"] == self.num_players and (tiles is self.tiles or tiles == self.tiles)
+        out: dict[str, Any] = {}
+        for opt in self.OPTIONS:
+            name = opt.name
+            if name not in RULEBOOK_OPTIONS:
+                continue
+            if name in given:
+                assert opt.resolve is not None
+                try:
+                    out[name] = opt.resolve(given[name], resolved)
+                except ValueError as exc:
+                    raise ValueError(f"position[{name!r}]: {exc}") from None
+            elif (name != "hand" or same_deal) and self.options[name] != opt.default_for(self.options):
+                out[name] = self.options[name]
+        return out
+
     def state_from_json(self, data: Mapping[str, Any]) -> ExagonState:
         """Read a position (its shape: :class:`PositionShape`); its own players, tiles, clock,
-        tournament mode, ``matching`` and ``carry_cap`` (this game's when the position has no such
-        key) define the game it belongs to (a sibling of this one, same turn_limit and
-        tournament_games)."""
+        tournament mode, ``matching``, ``carry_cap`` and rulebook numbers (``hand``, ``bonus_3`` to
+        ``bonus_5``, ``go_on``, ``tournament_target``, ``win_points``, ``jolly_penalty``; for each key
+        the position lacks, this game's) define the game it belongs to (a sibling of this one, same
+        turn_limit and tournament_games): a position is self-contained (RULES.md section 4), so any
+        EXAGON game object reads it as a position of the game that wrote it."""
         pos = read(data, PositionShape)
         tiles = _position_tiles(pos)
         clock = _position_clock(pos, self.hourglass)
@@ -645,7 +682,8 @@ class ExagonGame(Game):
                 carry_cap = _resolve_carry_cap(pos["carry_cap"], {})
             except ValueError as exc:
                 raise ValueError(f"position['carry_cap']: {exc}") from None
-        game = self._sibling(pos["players"], tiles, clock, pos["scores"] is not None, matching, carry_cap)
+        rulebook = self._position_rulebook(pos, tiles)
+        game = self._sibling(pos["players"], tiles, clock, pos["scores"] is not None, matching, carry_cap, rulebook)
         return ExagonState._from_json(game, pos)
 
 
@@ -698,6 +736,18 @@ class PositionShape(TypedDict):
     tournament_target: NotRequired[int]
     """The ``tournament_target`` option of the position's game (written in a tournament when not
     RULES.md's 50), for a board to say."""
+    win_points: NotRequired[int]
+    """The ``win_points`` option of the position's game (written in a tournament when not RULES.md's 20)."""
+    hand: NotRequired[int]
+    """The ``hand`` option of the position's game (written when not the set shared evenly)."""
+    bonus_3: NotRequired[int]
+    """The ``bonus_3`` option of the position's game (written when not RULES.md's 1); likewise
+    ``bonus_4`` (2), ``bonus_5`` (3), ``go_on`` (2) and ``jolly_penalty`` (3). Each of these keys is
+    checked like its option; a position without one is read with the reading game's value."""
+    bonus_4: NotRequired[int]
+    bonus_5: NotRequired[int]
+    go_on: NotRequired[int]
+    jolly_penalty: NotRequired[int]
 
 
 def _position_tiles(pos: PositionShape) -> list[dict[str, Any]]:
@@ -1741,16 +1791,16 @@ class ExagonState(State):
 
 
 def _option_keys(g: ExagonGame) -> dict[str, Any]:
-    """The position's keys for ``matching``, ``carry_cap`` and (in a tournament) ``tournament_target``,
-    written only when not the default (so
-    a position of the default game is written as before those options existed)."""
+    """The position's keys for ``matching``, ``carry_cap`` and the rulebook numbers (``hand``,
+    ``bonus_3`` to ``bonus_5``, ``go_on``, ``jolly_penalty``; in a tournament ``tournament_target`` and
+    ``win_points`` too), each written only when not its default (so a position of the default game
+    is written as before those options existed)."""
     keys: dict[str, Any] = {}
     if g.lenient:
         keys["matching"] = "lenient"
     if g.explicit_carry_cap():
         keys["carry_cap"] = g.options["carry_cap"]
-    if g.tournament and g.tournament_target != TOURNAMENT_TARGET:
-        keys["tournament_target"] = g.tournament_target
+    keys.update(g.rulebook_keys)
     return keys
 
 

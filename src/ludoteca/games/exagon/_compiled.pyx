@@ -1232,3 +1232,20 @@ cdef class CState(_CStateBase):
             return self._run_search(view, iterations, c, cap, seed, evaluate)
         finally:
             free(view)
+
+    def search_values(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True,
+                      int prune=0, bint greedy=False):
+        """:meth:`search`'s root statistics (the same search, settings and random numbers): one
+        ``(action, visits, sum of the returns of the seat to move)`` per root child."""
+        if not 0 <= prune <= MAX_PRUNE:
+            raise ValueError(f"prune must be from 0 to {MAX_PRUNE}")
+        cdef Gm* view = <Gm*>malloc(sizeof(Gm))
+        if view == NULL:
+            raise MemoryError()
+        view[0] = self.g
+        view.prune = prune
+        view.greedy = greedy
+        try:
+            return self._run_search_values(view, iterations, c, cap, seed, evaluate)
+        finally:
+            free(view)

@@ -199,3 +199,12 @@ def search(state: ExagonState, iterations: int, c: float, cap: int, seed: int, e
     core = CompiledState.from_state(state)._c
     return int(core.search(iterations, c, cap, seed & SEED_MASK, evaluate, prune, greedy))
 
+
+def search_values(state: ExagonState, iterations: int, c: float, cap: int, seed: int, evaluate: bool = True,
+                  prune: int = SEARCH_PRUNE, greedy: bool = SEARCH_GREEDY) -> dict[int, tuple[int, float]]:
+    """:func:`search`'s root statistics (the same search, settings and seed): each root action's visits
+    and sum of the mover's returns (the analysis's per-action estimates, ``ludoteca.analysis``)."""
+    core = CompiledState.from_state(state)._c
+    return {int(a): (int(n), float(w)) for a, n, w in core.search_values(
+        iterations, c, cap, seed & SEED_MASK, evaluate, prune, greedy)}
+

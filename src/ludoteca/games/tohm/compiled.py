@@ -92,3 +92,10 @@ def search(state: TohmState, iterations: int, c: float, cap: int, seed: int, eva
     (:func:`unsupported`). The game's hook for agents: ``game.compiled()`` is this module
     (``strong`` uses it)."""
     return CompiledState.from_state(state).search(iterations, c, cap, seed, evaluate)
+
+
+def search_values(state: TohmState, iterations: int, c: float, cap: int, seed: int,
+                  evaluate: bool = True) -> dict[int, tuple[int, float]]:
+    """:func:`search`'s root statistics (the same search and seed): each root action's visits and sum
+    of the mover's returns (the analysis's per-action estimates, ``ludoteca.analysis``)."""
+    return CompiledState.from_state(state).search_values(iterations, c, cap, seed, evaluate)

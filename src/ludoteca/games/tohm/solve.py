@@ -4,6 +4,8 @@ Found without naming the game through ``Game.part("solve")`` (the ``perfect`` ag
 library). The interface every game's ``solve`` part offers:
 
 * :func:`unsupported` ``(game) -> str``: why these options have no solution here ("" when they have);
+* :func:`ready` ``(game) -> bool``: solved, and the values at hand without solving (a server offers
+  ``perfect`` only then);
 * :func:`solution` ``(game, progress=None) -> Solution``: the solved game (loaded from the package,
   the cache, or built on first use, reporting ``progress(done, total)``);
 * ``Solution.values(state) -> list[float]``: each seat's win chance in ``state`` under perfect play
@@ -84,6 +86,17 @@ def unsupported(game: Game) -> str:
     if _packaged(layout_key(game)) is None and _solve is None and not _cache_path(layout_key(game)).is_file():
         return _("this TOHM board is not solved yet and the compiled solver is not built (see docs/compiled.md)")
     return ""
+
+
+def ready(game: Game) -> bool:
+    """True when ``game`` is solved and its values are at hand without solving (shipped with the
+    package or in the cache): a server offers ``perfect`` only then (solving a new board costs a minute)."""
+    if unsupported(game):
+        return False
+    assert isinstance(game, TohmGame)
+    key = layout_key(game)
+    page = resources.files(__package__ or "ludoteca.games.tohm").joinpath(f"solved-2p-{key}.f64.xz")
+    return key in _LOADED or page.is_file() or _cache_path(key).is_file()
 
 
 def cache_dir() -> Path:
@@ -239,4 +252,4 @@ def solution(game: Game, progress: Progress | None = None) -> Solution:
     return Solution(game, _load(layout_key(game), progress))
 
 
-__all__ = ["SIZE", "Solution", "build", "cache_dir", "index", "solution", "unsupported"]
+__all__ = ["SIZE", "Solution", "build", "cache_dir", "index", "ready", "solution", "unsupported"]

@@ -1265,7 +1265,7 @@ cdef class CState(_CStateBase):
         return out
 
     def ismcts(self, worlds, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True,
-               bint policy=True, bint card_model=False, int prune=0):
+               bint policy=True, bint card_model=False, int prune=0, bint ordered=False):
         """The information-set MCTS (``_ismcts.pxi``) for the seat to move, over its ``worlds``:
         ``[(attacker_roll, defender_roll, attacker_card, weight)]`` (None for what is not decided), the
         battle secrets of ``TriState.worlds(seat)``; this position's own secrets are never read. The
@@ -1309,7 +1309,7 @@ cdef class CState(_CStateBase):
         gm.cards_by_model = card_model
         gm.prune_k = prune
         with nogil:
-            action = _ismcts(&gm, &self.s, secrets, weights, n, iterations, c, cap, seed, fn, rollout, stats)
+            action = _ismcts(&gm, &self.s, secrets, weights, n, iterations, c, cap, seed, fn, rollout, stats, ordered)
         free(secrets)
         free(weights)
         if action == _MCTS_NO_MEMORY:

@@ -87,6 +87,31 @@ cdef int _is_child(_Tree* t, int node, int label) noexcept nogil:
     return ch
 
 
+cdef int _is_first_untried(_Tree* t, int node, const St* s, const Gm* g, int k) noexcept nogil:
+    """The first of the ``k`` actions in ``t.legal`` (the node's list: best first when pruned) that
+    ``node`` has no child for; at a card choice the card model's card comes first (as ``mcts``
+    expands the cheap ranking's best first)."""
+    cdef int j, a, ch, m = -1
+    if s.phase == BATTLE and (s.b_step == A_CARD or s.b_step == D_CARD):
+        m = _model_card(g, s)
+        if m >= 0:
+            ch = t.nodes[node].child
+            while ch >= 0 and t.nodes[ch].action != m:
+                ch = t.nodes[ch].sibling
+            if ch < 0:
+                for j in range(k):
+                    if t.legal[j] == m:
+                        return m
+    for j in range(k):
+        a = t.legal[j]
+        ch = t.nodes[node].child
+        while ch >= 0 and t.nodes[ch].action != a:
+            ch = t.nodes[ch].sibling
+        if ch < 0:
+            return a
+    return t.legal[0]
+
+
 cdef int _is_grow(int** path, int** owner, int* cap, int players) noexcept nogil:
     """Double the room of the per-seat paths and of the owners (0, or -1 when memory runs out)."""
     cdef int q
@@ -107,7 +132,7 @@ cdef int _is_grow(int** path, int** owner, int* cap, int players) noexcept nogil
 
 cdef int _ismcts(const Gm* g, const St* start, const int* secrets, const double* weights, int n_worlds,
                  long long iterations, double c, int cap, uint64_t seed, _ValueFn value, _PolicyFn policy,
-                 long long* stats) noexcept nogil:
+                 long long* stats, int ordered) noexcept nogil:
     """Information-set MCTS for the seat to move in ``start`` over its ``n_worlds`` worlds: world
     ``k`` sets the attacker's roll, the defender's roll and the attacker's card to ``secrets[3k ..
     3k+2]`` (the engine's encoding: 0 / -1 for none) and is drawn with weight ``weights[k]``. The
@@ -208,7 +233,10 @@ cdef int _ismcts(const Gm* g, const St* start, const int* secrets, const double*
                     else:
                         k = _legal(g, &s, t.legal)
                     nd.n_legal = k
-                    a = _untried(&t, nd_i, k, &rng)
+                    if ordered:
+                        a = _is_first_untried(&t, nd_i, &s, g, k)
+                    else:
+                        a = _untried(&t, nd_i, k, &rng)
                     expanded = 1
                 else:                                          # UCT over the seat's own children
                     logn = log(<double>nd.n) if nd.n > 1 else 0.0

@@ -39,6 +39,7 @@ from ludoteca.web.limits import (
     shown_id,
     valid_table_id,
 )
+from ludoteca.web.lobby.levels import check_levels
 from ludoteca.web.lobby.option_words import in_language
 from ludoteca.web.lobby.routes import (  # noqa: F401 - re-exported: the lobby's routes lived here
     MAX_BODY,
@@ -50,7 +51,7 @@ from ludoteca.web.lobby.routes import (  # noqa: F401 - re-exported: the lobby's
     table_or_404,
 )
 from ludoteca.web.master import pace
-from ludoteca.web.master.ai import AIRunner, available_levels, is_level
+from ludoteca.web.master.ai import AIRunner, is_level, offered_levels
 from ludoteca.web.master.deadlines import Deadlines
 from ludoteca.web.master.life import check_settings
 from ludoteca.web.master.listeners import Listener
@@ -107,7 +108,7 @@ class Lobby:
         self._levels: list[str] | None = None
         self.closing = False
         self.inline_storage = repo.dialect == "sqlite"
-        self.committer = GroupCommit(repo, self.db)
+        self.committer = GroupCommit(repo, self.db, inline=self.inline_storage)
         self.timings: deque[float] = deque(maxlen=20_000)
         """Seconds each recent player action took from arrival to broadcast (``/api/stats``)."""
 
@@ -131,7 +132,7 @@ class Lobby:
 
     def levels(self) -> list[str]:
         if self._levels is None:
-            self._levels = available_levels()
+            self._levels = offered_levels()
         return self._levels
 
     # --- life ----------------------------------------------------------------------------------------
@@ -293,12 +294,14 @@ class Lobby:
                            min=cls.min_players, max=cls.max_players)
         game = await self._build_game(name, cls, players, request.get("options") or {}, lang)
         seats = self._seats(request.get("seats"), players, lang)
+        await check_levels(self, game, seats, lang)  # a solved game's perfect AI: only where it can play
         unlisted = request.get("unlisted", False)
         if not isinstance(unlisted, bool):
             raise WebError(Code.BAD_UNLISTED,
                            "'unlisted' is true (only people with the link find the table) or false")
         settings = check_settings(request)  # abandoned seats, chat channels (life.py), pace (pace.py)
         pace.check_players(settings, players)
+        hook = await self.deadlines.hook_of(request, lang) if pace.turn_based(settings) else None
         sit, token = request.get("sit"), None
         if sit is not None:
             if isinstance(sit, bool) or not isinstance(sit, int) or not 0 <= sit < players or seats[sit].kind != OPEN:
@@ -320,7 +323,7 @@ class Lobby:
             raise WebError(Code.BAD_OPTIONS, "these options cannot be stored") from None
         await self.db(self.repo.create_table, data)
         if pace.turn_based(settings):
-            await self.db(self.deadlines.store.create, data.id, players, now)
+            await self.db(self.deadlines.store.create, data.id, players, now, hook, rematch_of)
         table = await self.build(Table, self, data)
         self.tables[table.id] = table
         if self.cluster is not None:

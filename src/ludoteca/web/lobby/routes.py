@@ -20,7 +20,7 @@ from ludoteca.web.errors import Code, WebError
 from ludoteca.web.languages import request_language
 from ludoteca.web.limits import SERVER_ONLY_OPTIONS, BadInput, parse_json, shown_id, valid_table_id
 from ludoteca.web.lobby.option_words import catalogue_entry
-from ludoteca.web.master.ai import level_descriptions, level_ratings
+from ludoteca.web.master.ai import SOLVED_LEVELS, level_descriptions, level_ratings
 from ludoteca.web.master.master import OVER
 from ludoteca.web.master.tables import Table
 from ludoteca.web.security import stats_allowed
@@ -94,6 +94,8 @@ async def games(request: Request) -> dict[str, Any]:
     levels = lobby_of(request).levels()
     lang = request_language(request)
     return {"games": game_catalog(lang), "levels": levels,
+            # levels offered only where the table's game says they can play (POST /api/levels: lobby/levels.py)
+            "solved_levels": [level for level in levels if level in SOLVED_LEVELS],
             "level_info": {level: web_text(lang, text) for level, text in level_descriptions(levels).items()},
             # each level's measured rating per game and player count (agents/ladder.py)
             "level_ratings": {name: {str(n): r for n in range(cls.min_players, cls.max_players + 1)
@@ -141,6 +143,9 @@ async def create_table(request: Request) -> JSONResponse:
                        headers={"Retry-After": str(math.ceil(wait))}, seconds=math.ceil(wait))
     body, account = await read_json(request), await current_account(request)
     ratings.check_creation(body, account)  # a rated table needs a logged-in creator
+    hosts = getattr(getattr(request.app.state, "notices", None), "own_hosts", None)
+    if isinstance(hosts, set):
+        hosts.add(request.url.netloc)  # a table's webhook cannot point back here (web/notices/webhook.py)
     table, seat, token = await lobby_of(request).create(body, lang=request_language(request), account=account)
     return JSONResponse({"id": table.id, "url": f"/t/{table.id}", "seat": seat, "token": token,
                          "table": table.summary()}, status_code=201)

@@ -25,13 +25,17 @@ from typing import Any
 from ludoteca.agents import agent_names, make_agent
 from ludoteca.agents import levels as ladder_levels
 from ludoteca.agents.ladder import level_summary
-from ludoteca.core.game import Action, State
+from ludoteca.core.game import Action, Game, State
 from ludoteca.core.i18n import N_
 from ludoteca.registry import load_game
 
 LEVELS: tuple[str, ...] = ("random", *ladder_levels.LEVELS)
-"""The levels offered in the lobby, weakest first: ``random`` (any legal move, instantaneous:
+"""The levels every game offers, weakest first: ``random`` (any legal move, instantaneous:
 the seat an AI takes over when a player leaves) and the ladder's (:mod:`ludoteca.agents.levels`)."""
+
+SOLVED_LEVELS: tuple[str, ...] = ladder_levels.SOLVED_LEVELS
+"""The levels offered only for a table whose game says they can play it (``perfect``: a game solved for
+the table's options and player count, :func:`ludoteca.agents.levels.unavailable`)."""
 
 LEVEL_INFO: dict[str, str] = {
     "beginner": N_("a sensible move half of the time, a random one otherwise: a newcomer can beat it"),
@@ -39,6 +43,7 @@ LEVEL_INFO: dict[str, str] = {
     "medium": N_("plays sound moves by rules of thumb"),
     "hard": N_("searches ahead (Monte-Carlo), a fraction of a second a move"),
     "expert": N_("strongest: searches many times longer than hard"),
+    "perfect": N_("never errs: plays the best move of the game's exact solution"),
     "random": N_("plays any legal move"),
     "heuristic": N_("plays sound moves by rules of thumb"),
     "mcts": N_("strongest: searches many times longer than hard"),
@@ -53,6 +58,19 @@ def available_levels() -> list[str]:
     """The AI levels whose agents exist in this installation, weakest first."""
     names = set(agent_names())
     return [level for level in LEVELS if ladder_levels.SPECS.get(level, level).split(":")[0] in names]
+
+
+def offered_levels() -> list[str]:
+    """The levels the lobby offers, weakest first: :func:`available_levels` and the levels of a solved
+    game whose agent exists (offered for a table only where :func:`unavailable` says "")."""
+    names = set(agent_names())
+    return [*available_levels(), *(level for level in SOLVED_LEVELS if level in names)]
+
+
+def unavailable(level: str, game: Game) -> str:
+    """Why the AI ``level`` cannot play ``game`` (a table's, built with its options), in the current
+    language; "" when it can (every level but those of :data:`SOLVED_LEVELS` plays every game)."""
+    return ladder_levels.unavailable(level, game)
 
 
 def is_level(level: str) -> bool:

@@ -18,6 +18,12 @@ does what the creator chose (web/master/pace.py) and says so in the table's log:
 to the AI at its second miss, or the opponent may claim the win. A worker stopped before it fired a
 claimed deadline, or between a move's commit and its row's update, leaves a row that
 :meth:`DeadlineStore.stale` finds: the next round repairs it (nothing lost, nothing fired twice).
+
+**A turn-based table's notices are stored with its row**: the "your move" of a new turn in the transaction
+that arms the row, the game's end in the one that finishes it, a reminder or a claimable win in the one
+that claims it (``Notifier.write``). A worker that stops before that transaction leaves the row behind the
+table, and the repair that arms it stores the notice then: told once, never lost. A live table's notices
+are handed to the notifier after the commit (``Notifier.notify``).
 """
 
 from __future__ import annotations
@@ -29,17 +35,21 @@ import time
 import zlib
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ludoteca.i18n import LANGUAGES
 from ludoteca.web.errors import Code, WebError
-from ludoteca.web.master import pace
-from ludoteca.web.master.ai import agent_seed
+from ludoteca.web.master import pace, pace_timeouts
 from ludoteca.web.master.listeners import Change
-from ludoteca.web.master.master import AI, HUMAN, OVER, PLAYING, Conflicted, Seat
+from ludoteca.web.master.master import AI, HUMAN, OVER, PLAYING
+from ludoteca.web.master.pace_timeouts import CLAIMED, TIMED_OUT
 from ludoteca.web.notices.events import Notice, Notifier, NullNotifier
 from ludoteca.web.repository.deadlines import Deadline, DeadlineStore, Turn
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
     from ludoteca.web.lobby.lobby import Lobby
     from ludoteca.web.master.tables import Table
 
@@ -59,10 +69,6 @@ OVERLAP = 3
 """Rounds at most running at once (a round still firing when the next begins)."""
 SCHEDULER = "~deadlines"
 """The lease (web/hub/leases.py) of the one worker that repairs the rows stopped workers left."""
-TIMED_OUT = "timed_out"
-"""The notice of a seat whose time ran out: ``{"seat", "name", "then": ai_move | ai_seat | claim}``."""
-CLAIMED = "claimed"
-"""The notice of a win claimed over a late opponent: ``{"seat", "name", "late", "late_name"}``."""
 
 
 class Deadlines:
@@ -95,9 +101,10 @@ class Deadlines:
             return
         timed = pace.turn_based(table.settings)
         if change.ended:
-            self._notify(self._game_over(table))
             if timed:
-                self._spawn(self._db(self.store.finish, table.id))
+                self._spawn(self._finish(table, change.seq))
+            else:
+                self._notify(self._game_over(table, change.seq))
             return
         if change.status != PLAYING:
             return
@@ -109,7 +116,7 @@ class Deadlines:
             self._spawn(self._advance(table, turn))
         elif to_move is not None and not ai and (change.started or to_move in change.seats
                                                  or (movers and movers[-1] != to_move)):
-            self._notify([self._notice(table, "your_turn", to_move, None)])
+            self._notify([self._notice(table, "your_turn", to_move, None, change.seq)])
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -122,36 +129,77 @@ class Deadlines:
             await asyncio.gather(*list(self._pending), return_exceptions=True)
 
     async def _advance(self, table: Table, turn: Turn) -> Deadline | None:
+        """Arm the row for ``turn``; a human seat's new turn stores its "your move" in the same transaction."""
         now = self.clock()
         settings = table.settings
+        told = (self._notice(table, "your_turn", turn.to_move, None, turn.seq)
+                if turn.to_move is not None and not turn.ai else None)
+
+        def then(conn: Connection, row: Deadline) -> None:
+            if told is not None and row.seat == told.seat:
+                self._write(conn, [replace(told, due=row.due)], now)
+
         try:
             row: Deadline | None = await self._db(
                 self.store.advance, table.id, turn, now, lambda r: pace.turn_seconds(settings, r),
-                lambda r, spent: pace.next_reserve(settings, r, spent))
+                lambda r, spent: pace.next_reserve(settings, r, spent), then)
         except Exception:
             log.warning("table %s: deadline not stored (repaired later)", table.id, exc_info=True)
             return None
-        if row is not None and row.seat is not None and not row.ai and row.armed_at == now:
-            self._notify([self._notice(table, "your_turn", row.seat, row.due)])
+        if row is not None and told is not None:
+            self._notifier().wake()
         return row
 
-    def _notice(self, table: Table, kind: Any, seat: int, due: float | None) -> Notice:
+    async def _finish(self, table: Table, seq: int) -> None:
+        """The game is over: the row says so, and the game's end is stored for every player, in one
+        transaction (once)."""
+        notices = self._game_over(table, seq)
+        now = self.clock()
+        try:
+            if await self._db(self.store.finish, table.id, seq, lambda conn, _row: self._write(conn, notices, now)):
+                self._notifier().wake()
+        except Exception:
+            log.warning("table %s: the game's end not stored (repaired later)", table.id, exc_info=True)
+
+    def _notice(self, table: Table, kind: Any, seat: int, due: float | None, seq: int | None) -> Notice:
         s = table.seats[seat]
         return Notice(kind=kind, table=table.id, game=table.game_name, seat=seat, account=s.account_id,
-                      player=s.name or f"Player {seat + 1}", due=due, watching=seat in table.hub.connected_seats())
+                      player=s.name or f"Player {seat + 1}", due=due, watching=seat in table.hub.connected_seats(),
+                      seq=seq)
 
-    def _game_over(self, table: Table) -> list[Notice]:
-        return [self._notice(table, "game_over", i, None) for i, s in enumerate(table.seats)
+    def _game_over(self, table: Table, seq: int) -> list[Notice]:
+        return [self._notice(table, "game_over", i, None, seq) for i, s in enumerate(table.seats)
                 if s.kind == HUMAN or (s.kind == AI and s.token_hash is not None)]
 
-    def _notify(self, notices: Sequence[Notice]) -> None:
-        """Hand ``notices`` to the server's notifier (``lobby.notifier``: web/notices/; it stores them)."""
+    async def hook_of(self, request: dict[str, Any], lang: str | None) -> tuple[str, str] | None:
+        """A turn-based table's webhook from its creation request, checked where it points (as an account's:
+        http(s), not this server, not an inside address; a clear 400 and nothing stored when it cannot be)
+        and its language (the creator's); None when there is none."""
+        url = pace.webhook_of(request)
+        if url is None:
+            return None
+        try:
+            checked = await asyncio.to_thread(self._notifier().check_hook, url)
+        except WebError as exc:
+            raise WebError(Code.BAD_OPTIONS, exc.template, **exc.params) from None
+        return checked, lang or LANGUAGES[0]
+
+    def _notifier(self) -> Notifier:
         notifier: Notifier = getattr(self.lobby, "notifier", None) or NullNotifier()
+        return notifier
+
+    def _notify(self, notices: Sequence[Notice]) -> None:
+        """Hand a live table's ``notices`` to the server's notifier (``lobby.notifier``: web/notices/; it
+        stores them a moment later)."""
         if notices:
             try:
-                notifier.notify(notices)
+                self._notifier().notify(notices)
             except Exception:
                 log.warning("notices not stored", exc_info=True)
+
+    def _write(self, conn: Connection, notices: Sequence[Notice], now: float) -> None:
+        """Store a turn-based table's ``notices`` in the transaction of ``conn`` (its row's change)."""
+        self._notifier().write(conn, notices, now)
 
     async def _db(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await self.lobby.db(fn, *args)
@@ -302,7 +350,18 @@ class Deadlines:
             current = (table.status == PLAYING and seat is not None and table.master.seq == row.seq
                        and table.to_move() == seat and table.seats[seat].kind == HUMAN)
             if current and seat is not None:
-                count = await self._db(self.store.claim, table.id, row.seq, self.clock(), seat)
+                now = self.clock()
+                told: list[Notice] = []
+                if table.settings.get("on_timeout") == pace.CLAIM and table.n_players == 2:
+                    told = [self._notice(table, "your_turn", 1 - seat, None, row.seq)]  # may claim the win
+
+                def then(conn: Connection, _row: Deadline) -> None:
+                    if told:
+                        self._write(conn, told, now)
+
+                count = await self._db(self.store.claim, table.id, row.seq, now, seat, then)
+                if count is not None and told:
+                    self._notifier().wake()
         if not current:
             await self._repair(table.id)
             return
@@ -335,60 +394,15 @@ class Deadlines:
         return await self.lobby.db(self.lobby.repo.seats_of, table_id) == []
 
     async def _timed_out(self, table: Table, seat: int, seq: int, misses: int, due: float) -> None:
-        """``seat``'s time ran out at ``seq``: what the creator chose, told in the log."""
-        then = table.settings.get("on_timeout", pace.AI_MOVE)
-        if then == pace.AI_SEAT and misses >= pace.MISSES_FOR_SEAT:
-            await self._seat_to_ai(table, seat)
-            return
-        async with table.master.lock:
-            if table.master.seq != seq or table.to_move() != seat:
-                return
-            told = any(n.kind == TIMED_OUT and n.at_seq == seq and n.data.get("seat") == seat for n in table.notes)
-            if not told:  # (said once, when a firing is tried again)
-                note = table.talk.note(TIMED_OUT, {"seat": seat, "name": table.name_of(seat), "then": then,
-                                                   "misses": misses, "due": due})
-                await table.talk.store([note])
-                table.talk.told([note])
-        if then == pace.CLAIM:
-            if table.n_players == 2:
-                self._notify([self._notice(table, "your_turn", 1 - seat, None)])
-            return
-        await self._play_for(table, seat, seq)
+        await pace_timeouts.timed_out(self.lobby, table, seat, seq, misses, due)
 
-    async def _play_for(self, table: Table, seat: int, seq: int) -> None:
-        """The easiest AI plays ``seat``'s move at ``seq`` (the seat stays its player's)."""
-        level = table.easiest_level()
-        state = table.state.clone()
-        action = await self.lobby.ai.choose(table.id, table.game_name, table.options, state, table.master.actions,
-                                            level, agent_seed(table.master.seed, seq, seat), interactive=False)
-        runs, fence = table.lease()
-        try:
-            played = runs and await table.master.play(seat, action, seq, fence=fence) is not None
-        except Conflicted:
-            await table.following.refresh()
-            played = False
-        if not played:
-            log.info("table %s: the move played for seat %d was not needed", table.id, seat)
-
-    async def _seat_to_ai(self, table: Table, seat: int) -> None:
-        async with table.master.lock:
-            if table.status != PLAYING or table.seats[seat].kind != HUMAN:
-                return
-            level = table.easiest_level()
-            name = table.name_of(seat)
-            account = table.seats[seat].account_id
-            runs, fence = table.lease()
-            if not runs:
-                return
-            await table.change({seat: Seat(AI, level, name, None, account)}, fence=fence,
-                               notes=[table.talk.note("ai_took_over", {"seat": seat, "name": name, "level": level,
-                                                                       "why": "time"})])
+    async def claim_win(self, table: Table, seat: int) -> None:
+        """``seat`` claims the win over a late opponent (pace_timeouts.py)."""
+        await pace_timeouts.claim_win(table, seat, await self._db(self.store.get, table.id))
 
     async def _remind(self, row: Deadline, leader: bool) -> None:
         cluster = self.lobby.cluster
         if row.seat is None or row.ai or (cluster is not None and not cluster.holds(row.table_id) and not leader):
-            return
-        if not await self._db(self.store.claim_reminder, row.table_id, row.seq):
             return
         seats = await self._db(self.lobby.repo.seats_of, row.table_id)
         if row.seat >= len(seats):
@@ -397,8 +411,12 @@ class Deadlines:
         live = self.lobby.tables.get(row.table_id)
         watching = live is not None and row.seat in live.hub.connected_seats()
         game = live.game_name if live is not None else await self._game_of(row.table_id)
-        self._notify([Notice(kind="reminder", table=row.table_id, game=game, seat=row.seat, account=s.account_id,
-                             player=s.name or f"Player {row.seat + 1}", due=row.due, watching=watching)])
+        notice = Notice(kind="reminder", table=row.table_id, game=game, seat=row.seat, account=s.account_id,
+                        player=s.name or f"Player {row.seat + 1}", due=row.due, watching=watching, seq=row.seq)
+        now = self.clock()
+        if await self._db(self.store.claim_reminder, row.table_id, row.seq,
+                          lambda conn, _row: self._write(conn, [notice], now)):
+            self._notifier().wake()
 
     async def _game_of(self, table_id: str) -> str:
         rows = await self.lobby.db(self.lobby.repo.list_tables, 1, None, None, [table_id])
@@ -412,6 +430,9 @@ class Deadlines:
             return
         row = await self._db(self.store.get, table_id)
         if row is None:
+            return
+        if table.status == OVER and not row.over:
+            await self._finish(table, table.master.seq)  # a worker stopped before it told the game's end
             return
         if (row.fired and table.master.seq == row.seq and table.settings.get("on_timeout") != pace.CLAIM
                 and row.fired_at is not None and self.clock() - row.fired_at >= GRACE):
@@ -441,25 +462,6 @@ class Deadlines:
             if self.lobby.tables.get(table.id) is table:
                 del self.lobby.tables[table.id]
                 _spawn_close(table)
-
-    # --- a win claimed over a late opponent --------------------------------------------------------
-    async def claim_win(self, table: Table, seat: int) -> None:
-        """``seat`` claims the win: its opponent's time ran out (``on_timeout`` ``claim``, two players)."""
-        if table.settings.get("on_timeout") != pace.CLAIM or table.n_players != 2:
-            raise WebError(Code.BAD_REQUEST, "this table does not let a player claim the win over a late opponent")
-        late = 1 - seat
-        row = await self._db(self.store.get, table.id)
-        async with table.master.lock:
-            if table.status != PLAYING:
-                raise WebError(Code.NOT_PLAYING, "the game is over")
-            if (row is None or not row.fired or row.seat != late or row.seq != table.master.seq
-                    or table.to_move() != late):
-                raise WebError(Code.NOT_YOUR_TURN, "you can claim the win only when your opponent's time has run out")
-            result = {"returns": [1.0 if i == seat else -1.0 for i in range(2)], "winners": [seat],
-                      "reason": "time", "seat": late}
-            await table.change(status=OVER, result=result, notes=[table.talk.note(CLAIMED, {
-                "seat": seat, "name": table.name_of(seat), "late": late, "late_name": table.name_of(late)})])
-
 
 def _spawn_close(table: Table) -> None:
     task = asyncio.ensure_future(table.close())

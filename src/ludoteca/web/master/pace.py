@@ -14,7 +14,10 @@ settings, copied to the rematch):
   ``"ai_move"`` (default) the easiest AI plays that move, the seat stays its player's;
   ``"ai_seat"`` the AI plays the first missed move, and at the second miss the seat is given to the
   AI for the rest of the game; ``"claim"`` (two-player tables only: BGA's "expel") nothing is played,
-  the opponent may claim the win (``POST /api/tables/<id>/claim``) while the late player may still move.
+  the opponent may claim the win (``POST /api/tables/<id>/claim``) while the late player may still move;
+- ``webhook``: a URL (a club's Discord or Slack channel) told every seat's turn and the game's end
+  (web/notices/service.py). Checked like an account's webhook, never stored in the settings (nobody
+  else ever sees it): :func:`webhook_of` reads it, web/master/deadlines.py checks and keeps it.
 
 A turn-based table has no abandon timer (its players are offline for days); its deadlines are rows in
 the database (web/repository/deadlines.py), fired by web/master/deadlines.py.
@@ -38,6 +41,8 @@ AI_MOVE, AI_SEAT, CLAIM = "ai_move", "ai_seat", "claim"
 ON_TIMEOUT = (AI_MOVE, AI_SEAT, CLAIM)
 MISSES_FOR_SEAT = 2
 """With ``ai_seat``: the miss at which the seat goes to the AI for the rest of the game."""
+WEBHOOK_MAX = 2000
+"""The longest webhook address taken (characters)."""
 REMIND_PART = 0.25
 """A reminder is due when this part of a seat's time for the turn is left."""
 
@@ -61,8 +66,8 @@ def check_pace(request: dict[str, Any]) -> dict[str, Any]:
         raise WebError(Code.BAD_OPTIONS, "'pace' is 'live' (everyone plays at once) or 'turn-based' (a move every "
                                          "few hours or days)")
     if pace == LIVE:
-        for key in ("move_time", "reserve", "on_timeout"):
-            if key in request:
+        for key in ("move_time", "reserve", "on_timeout", "webhook"):
+            if key in request and not (key == "webhook" and request[key] in (None, "")):
                 raise WebError(Code.BAD_OPTIONS, "'{key}' is a setting of a turn-based table: add "
                                                  "\"pace\": \"turn-based\"", key=key)
         return {}
@@ -74,6 +79,17 @@ def check_pace(request: dict[str, Any]) -> dict[str, Any]:
                                          "the seat goes to the AI at the second miss) or 'claim' (the opponent may "
                                          "claim the win)")
     return {"pace": TURN_BASED, "move_time": move_time, "reserve": reserve, "on_timeout": on_timeout}
+
+
+def webhook_of(request: dict[str, Any]) -> str | None:
+    """A turn-based table's ``webhook`` as given (None: none); a clear WebError when it cannot be an address
+    (where it points is checked by the notices: web/notices/webhook.py)."""
+    url = request.get("webhook")
+    if url is None or url == "":
+        return None
+    if not isinstance(url, str) or len(url) > WEBHOOK_MAX or not url.strip():
+        raise WebError(Code.BAD_OPTIONS, "a webhook is an address starting with https://")
+    return url.strip()
 
 
 def check_players(settings: dict[str, Any], players: int) -> None:

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import and_, delete, func, insert, or_, select, update
-from sqlalchemy.engine import Row
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Row
 
-from ludoteca.web.repository.notices import outbox_t
+from ludoteca.web.notices.prefs import reading
+from ludoteca.web.repository.notices import outbox_t, table_hooks_t
 from ludoteca.web.repository.store import Repository
 
 PENDING, SENT, FAILED = "pending", "sent", "failed"
@@ -46,12 +48,13 @@ class Row_:
     due: float | None
     created_at: float
     attempts: int
+    seq: int | None = None
 
 
 def _row(r: Row[Any]) -> Row_:
     return Row_(id=int(r.id), account_id=int(r.account_id), channel=r.channel, kind=r.kind, table_id=r.table_id,
                 game=r.game, seat=int(r.seat), player=r.player, due=r.due, created_at=r.created_at,
-                attempts=int(r.attempts))
+                attempts=int(r.attempts), seq=r.seq)
 
 
 def backoff(attempts: int) -> float:
@@ -65,13 +68,39 @@ class Outbox:
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
 
-    def add(self, rows: list[dict[str, Any]]) -> None:
-        """Store rows (the columns of :data:`outbox_t` but the bookkeeping ones), pending."""
+    def add(self, rows: list[dict[str, Any]], conn: Connection | None = None) -> None:
+        """Store rows (the columns of :data:`outbox_t` but the bookkeeping ones), pending; on ``conn``,
+        in the caller's transaction. A row stored already (the same table, ``seq``, seat, event, account
+        and channel: ``ludo_notice_outbox_once``) is not stored again."""
         if not rows:
             return
         full = [dict(r, status=PENDING, attempts=0) for r in rows]
-        with self.repo.engine.begin() as conn:
-            conn.execute(insert(outbox_t), full)
+        dialect = self.repo.engine.dialect.name
+        q: Any = insert(outbox_t)
+        if dialect == "postgresql":
+            q = postgresql.insert(outbox_t).on_conflict_do_nothing()
+        elif dialect == "sqlite":
+            q = sqlite.insert(outbox_t).on_conflict_do_nothing()
+        if conn is not None:
+            conn.execute(q, full)
+            return
+        with self.repo.engine.begin() as own:
+            own.execute(q, full)
+
+    def hook(self, table_id: str) -> tuple[str, str] | None:
+        """A table's own webhook and its language (None: it has none)."""
+        with self.repo.engine.connect() as conn:
+            found = conn.execute(select(table_hooks_t.c.url, table_hooks_t.c.lang)
+                                 .where(table_hooks_t.c.table_id == table_id)).first()
+        return (str(found.url), str(found.lang)) if found is not None else None
+
+    def hooked(self, table_ids: list[str], conn: Connection | None = None) -> set[str]:
+        """Which of the tables have a webhook of their own."""
+        if not table_ids:
+            return set()
+        with reading(self.repo.engine, conn) as c:
+            return {str(t) for t in c.execute(select(table_hooks_t.c.table_id)
+                                              .where(table_hooks_t.c.table_id.in_(table_ids))).scalars()}
 
     def claim(self, worker: str, now: float, limit: int = BATCH) -> tuple[str, list[Row_]]:
         """Due rows, claimed for ``worker`` until ``now + CLAIM_FOR``: (the claim's own token, the rows).
@@ -140,7 +169,8 @@ class Outbox:
         with self.repo.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(q)]
 
-    def mail_times(self, account_ids: list[int], channel: str = "email") -> dict[int, tuple[float, float | None]]:
+    def mail_times(self, account_ids: list[int], channel: str = "email",
+                   conn: Connection | None = None) -> dict[int, tuple[float, float | None]]:
         """Per account: when its last row of ``channel`` was sent (0: never) and when its earliest pending
         one is due (None: none is pending) — what gathers a player's mails into digests."""
         if not account_ids:
@@ -150,9 +180,9 @@ class Outbox:
                 .where(mine, outbox_t.c.status == SENT).group_by(outbox_t.c.account_id))
         pending = (select(outbox_t.c.account_id, func.min(outbox_t.c.not_before))
                    .where(mine, outbox_t.c.status == PENDING).group_by(outbox_t.c.account_id))
-        with self.repo.engine.connect() as conn:
-            last = {int(a): float(t or 0.0) for a, t in conn.execute(sent)}
-            due = {int(a): float(t) for a, t in conn.execute(pending)}
+        with reading(self.repo.engine, conn) as c:
+            last = {int(a): float(t or 0.0) for a, t in c.execute(sent)}
+            due = {int(a): float(t) for a, t in c.execute(pending)}
         return {a: (last.get(a, 0.0), due.get(a)) for a in account_ids}
 
     def next_due(self, now: float) -> float | None:

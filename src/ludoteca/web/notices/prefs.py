@@ -6,14 +6,16 @@ e-mail address (verified or not) and webhook URL; read and checked here, stored 
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import delete, insert, select, update
-from sqlalchemy.engine import Row
+from sqlalchemy.engine import Connection, Engine, Row
 
 from ludoteca.i18n import LANGUAGES
 from ludoteca.web.errors import Code, WebError
@@ -64,6 +66,16 @@ class Prefs:
         return {"lang": self.lang, "events": list(self.events), "channels": list(self.channels), "quiet": quiet,
                 "timezone": self.timezone, "email": self.email, "email_verified": self.email_verified,
                 "webhook": self.webhook, "mail_on": mail_on, "push_key": push_key, "push_devices": pushes}
+
+
+@contextlib.contextmanager
+def reading(engine: Engine, conn: Connection | None) -> Iterator[Connection]:
+    """``conn`` (a caller's transaction) when given, else a connection of its own."""
+    if conn is not None:
+        yield conn
+        return
+    with engine.connect() as own:
+        yield own
 
 
 def zone_of(name: str | None) -> ZoneInfo:
@@ -141,9 +153,10 @@ class PrefsStore:
             row = conn.execute(select(notice_prefs_t).where(notice_prefs_t.c.account_id == account_id)).first()
         return _prefs(row) if row is not None else Prefs(account_id=account_id, lang=lang)
 
-    def many(self, account_ids: list[int]) -> dict[int, Prefs]:
-        with self.repo.engine.connect() as conn:
-            rows = conn.execute(select(notice_prefs_t).where(notice_prefs_t.c.account_id.in_(account_ids)))
+    def many(self, account_ids: list[int], conn: Connection | None = None) -> dict[int, Prefs]:
+        """The preferences the accounts stored (on ``conn``: in the caller's transaction)."""
+        with reading(self.repo.engine, conn) as c:
+            rows = c.execute(select(notice_prefs_t).where(notice_prefs_t.c.account_id.in_(account_ids)))
             return {int(r.account_id): _prefs(r) for r in rows}
 
     def put(self, prefs: Prefs) -> Prefs:
@@ -179,10 +192,10 @@ class PrefsStore:
             conn.execute(insert(push_subs_t).values(account_id=account_id, endpoint=endpoint, p256dh=p256dh,
                                                     auth=auth, created_at=time.time()))
 
-    def pushes(self, account_id: int) -> list[dict[str, Any]]:
-        with self.repo.engine.connect() as conn:
-            rows = conn.execute(select(push_subs_t).where(push_subs_t.c.account_id == account_id)
-                                .order_by(push_subs_t.c.id))
+    def pushes(self, account_id: int, conn: Connection | None = None) -> list[dict[str, Any]]:
+        with reading(self.repo.engine, conn) as c:
+            rows = c.execute(select(push_subs_t).where(push_subs_t.c.account_id == account_id)
+                             .order_by(push_subs_t.c.id))
             return [{"endpoint": r.endpoint, "keys": {"p256dh": r.p256dh, "auth": r.auth}} for r in rows]
 
     def remove_push(self, endpoint: str, account_id: int | None = None) -> int:

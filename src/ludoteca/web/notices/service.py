@@ -8,6 +8,10 @@ once or at the end of the account's quiet hours. The sender claims due rows (out
 by one worker; a killed worker's claims expire and are retried), groups them per account and channel
 (several games waiting: one digest mail, one push, one webhook POST), sends in a thread and marks
 them sent, or retries them with backoff; a failed channel is logged, never raised.
+
+A turn-based table's notices come through :meth:`NoticeService.write`, on the connection of the
+transaction that changes its deadline row (stored with the turn or not at all). A table's own webhook
+(``ludo_table_hooks``, channel :data:`TABLE`) hears every seat's turn and the game's end.
 """
 
 from __future__ import annotations
@@ -22,11 +26,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import SQLAlchemyError
+
 from ludoteca.web.notices import mail, push, texts, webhook
 from ludoteca.web.notices.events import Notice
 from ludoteca.web.notices.keys import Keys
 from ludoteca.web.notices.outbox import Outbox, Row_
 from ludoteca.web.notices.prefs import Prefs, PrefsStore
+from ludoteca.web.repository.notices import TABLE_ACCOUNT
 from ludoteca.web.repository.store import Repository
 
 log = logging.getLogger("ludoteca.notices")
@@ -40,6 +48,10 @@ MAIL_EVERY = 300.0
 VERIFY_FOR = 48 * 3600.0
 """Seconds a verification link works."""
 WAITING = ("your_turn", "reminder")
+TABLE = "table"
+"""The channel of a table's own webhook (its rows' account is :data:`TABLE_ACCOUNT`)."""
+TABLE_KINDS = ("your_turn", "game_over")
+"""What a table's webhook hears: every seat's turn (unless its player has the table open) and the end."""
 
 
 @dataclass(frozen=True)
@@ -112,12 +124,39 @@ class NoticeService:
     def store(self, notices: Sequence[Notice], now: float | None = None) -> int:
         """One outbox row per notice and channel the account takes it on; how many rows."""
         now = self.clock() if now is None else now
-        accounts = sorted({n.account for n in notices if n.account is not None})
-        stored = self.prefs.many(accounts)
+        with self.repo.engine.begin() as conn:
+            return self.write(conn, notices, now)
+
+    def write(self, conn: Connection, notices: Sequence[Notice], now: float) -> int:
+        """:meth:`store` on ``conn``, in the caller's transaction (a turn-based table's deadline row changes
+        in it: the notices are stored with it or not at all). A failure of the database is raised (the
+        transaction fails, the row is repaired later); any other is logged and stores nothing (a notice
+        never stops a game)."""
+        try:
+            rows = self._rows(conn, notices, now)
+        except SQLAlchemyError:
+            raise
+        except Exception:
+            log.exception("notices: %d notices could not be stored", len(notices))
+            return 0
+        self.outbox.add(rows, conn)
+        return len(rows)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def check_hook(self, url: str) -> str:
+        """``url`` if a table's webhook may go there (webhook.py's rules, as an account's)."""
+        return webhook.check_url(url, tuple(self.own_hosts), self.config.webhook_private)
+
+    def _rows(self, conn: Connection, notices: Sequence[Notice], now: float) -> list[dict[str, Any]]:
+        accounts = sorted({n.account for n in notices if n.account is not None and not n.watching})
+        stored = self.prefs.many(accounts, conn) if accounts else {}
         chosen = {a: stored.get(a) or Prefs(account_id=a) for a in accounts}
-        with_push = {a for a in accounts if "push" in chosen[a].channels and self.prefs.pushes(a)}
-        mailed = self.outbox.mail_times([a for a in accounts if "email" in self.channels(chosen[a], False)])
-        rows: list[dict[str, Any]] = []
+        with_push = {a for a in accounts if "push" in chosen[a].channels and self.prefs.pushes(a, conn)}
+        mailed = self.outbox.mail_times([a for a in accounts if "email" in self.channels(chosen[a], False)],
+                                        conn=conn)
+        rows = self._table_rows(conn, notices, now)
         for n in notices:
             prefs = chosen.get(n.account) if n.account is not None else None
             if prefs is None or n.watching or n.kind not in prefs.events:
@@ -130,9 +169,26 @@ class NoticeService:
                     at = max(at, last + self.config.mail_every, pending if pending is not None else 0.0)
                 rows.append({"account_id": n.account, "channel": channel, "kind": n.kind, "table_id": n.table,
                              "game": n.game, "seat": n.seat, "player": n.player[:64], "due": n.due,
-                             "created_at": now, "not_before": at})
-        self.outbox.add(rows)
-        return len(rows)
+                             "created_at": now, "not_before": at, "seq": n.seq})
+        return rows
+
+    def _table_rows(self, conn: Connection, notices: Sequence[Notice], now: float) -> list[dict[str, Any]]:
+        """The rows of the tables' own webhooks: a turn (not while its player has the table open), and
+        the game's end once per table (seat -1)."""
+        told = [n for n in notices if n.kind in TABLE_KINDS and (n.kind == "game_over" or not n.watching)]
+        hooked = self.outbox.hooked(sorted({n.table for n in told}), conn)
+        rows: list[dict[str, Any]] = []
+        ended: set[str] = set()
+        for n in told:
+            if n.table not in hooked or n.table in ended:
+                continue
+            over = n.kind == "game_over"
+            if over:
+                ended.add(n.table)
+            rows.append({"account_id": TABLE_ACCOUNT, "channel": TABLE, "kind": n.kind, "table_id": n.table,
+                         "game": n.game, "seat": -1 if over else n.seat, "player": "" if over else n.player[:64],
+                         "due": n.due, "created_at": now, "not_before": now, "seq": n.seq})
+        return rows
 
     def channels(self, prefs: Prefs, has_push: bool) -> list[str]:
         """The channels an account chose and can be reached on now."""
@@ -184,17 +240,19 @@ class NoticeService:
             claim, rows = await asyncio.to_thread(self.outbox.claim, self.worker, now)
             if not rows:
                 return 0
-            groups: dict[tuple[int, str], list[Row_]] = defaultdict(list)
-            for row in rows:
-                groups[(row.account_id, row.channel)].append(row)
-            chosen = await asyncio.to_thread(self.prefs.many, sorted({a for a, _c in groups}))
+            groups: dict[tuple[int, str, str], list[Row_]] = defaultdict(list)
+            for row in rows:  # a table's webhook: one POST per table
+                groups[(row.account_id, row.channel, row.table_id if row.channel == TABLE else "")].append(row)
+            chosen = await asyncio.to_thread(self.prefs.many, sorted({a for a, _c, _t in groups}))
             results = await asyncio.gather(*(self._send_group(claim, chosen.get(account) or Prefs(account_id=account),
                                                               channel, group, now)
-                                             for (account, channel), group in groups.items()))
+                                             for (account, channel, _t), group in groups.items()))
             return sum(results)
 
     async def _send_group(self, claim: str, prefs: Prefs, channel: str, rows: list[Row_], now: float) -> int:
         ids = [r.id for r in rows]
+        if channel == TABLE:
+            return await self._send_table(claim, rows, now)
         if channel not in prefs.channels:
             await asyncio.to_thread(self.outbox.drop, claim, ids, now, "channel turned off")
             return 0
@@ -318,6 +376,33 @@ class NoticeService:
         content = "\n".join(lines)
         body = {"content": content[:2000], "text": content, "ludoteca": events}
         await asyncio.to_thread(webhook.post, prefs.webhook, body, tuple(self.own_hosts), self.config.webhook_private)
+
+
+    async def _send_table(self, claim: str, rows: list[Row_], now: float) -> int:
+        """A table's own webhook (the rows of one table): its lines in the creator's language."""
+        ids = [r.id for r in rows]
+        hook = await asyncio.to_thread(self.outbox.hook, rows[0].table_id)
+        if hook is None:
+            await asyncio.to_thread(self.outbox.drop, claim, ids, now, "the table has no webhook any more")
+            return 0
+        url, lang = hook
+        link = self.url(f"/t/{rows[0].table_id}")
+        lines, events = [], []
+        for row in sorted(rows, key=lambda r: (r.seq or 0, r.id)):
+            words = texts.TABLE_OVER if row.kind == "game_over" else texts.TABLE_TURN
+            lines.append(texts.text(lang, words, player=row.player, game=texts.game_title(row.game), url=link))
+            events.append({"kind": row.kind, "game": row.game, "table": row.table_id,
+                           "seat": None if row.seat < 0 else row.seat, "player": row.player or None,
+                           "due": row.due, "url": link})
+        content = "\n".join(lines)
+        body = {"content": content[:2000], "text": content, "ludoteca": events}
+        try:
+            await asyncio.to_thread(webhook.post, url, body, tuple(self.own_hosts), self.config.webhook_private)
+        except Exception as exc:
+            log.warning("notices: the webhook of table %s failed (%s); tried again later", rows[0].table_id, exc)
+            await asyncio.to_thread(self.outbox.retry, claim, rows, now, f"{type(exc).__name__}: {exc}")
+            return 0
+        return int(await asyncio.to_thread(self.outbox.sent, claim, ids, self.clock()))
 
 
 class _Undeliverable(Exception):

@@ -47,6 +47,8 @@ UNSUBSCRIBE = N_("You get these e-mails because you asked for them on your accou
 WEBHOOK = N_("{player}: your move in {game} — {url}")
 WEBHOOK_OVER = N_("{player}: the game of {game} is over — {url}")
 WEBHOOK_REMINDER = N_("{player}: your move in {game} is still waiting — {url}")
+TABLE_TURN = N_("It's {player}'s turn in {game} — {url}")
+TABLE_OVER = N_("The game of {game} is over — {url}")
 VERIFY_SUBJECT = N_("Confirm your e-mail address for ludoteca")
 VERIFY_BODY = N_("Someone, hopefully you, asked that the ludoteca account {name} be told about its games at "
                  "this address. To confirm, open this link:")

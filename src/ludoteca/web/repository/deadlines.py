@@ -6,14 +6,20 @@ indexed: every worker asks for the rows due (web/master/deadlines.py), so nothin
 table is held in memory. **Exactly once**: a deadline is fired by the one conditional
 ``UPDATE … SET fired = true WHERE seq = :seq AND NOT fired`` that succeeds (:meth:`DeadlineStore.claim`);
 a reminder likewise (:meth:`DeadlineStore.claim_reminder`). A row armed for an older ``seq`` than
-the table's (a worker stopped between a move's commit and the row's update) is repaired by
-:meth:`DeadlineStore.stale`.
+the table's (a worker stopped between a move's commit and the row's update), or a finished table's row
+not marked ``over``, is repaired by :meth:`DeadlineStore.stale`.
+
+**The notices owed are written in the same transaction** as the row's change (the ``then`` callbacks of
+:meth:`~DeadlineStore.advance`, :meth:`~DeadlineStore.finish`, :meth:`~DeadlineStore.claim`,
+:meth:`~DeadlineStore.claim_reminder`: web/notices/service.py stores the outbox rows on the same
+connection): a row at the table's ``seq`` has its notice stored, a row behind it has not, and the repair
+that arms it stores it then, once.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +43,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine, Row
 
+from ludoteca.web.repository.notices import table_hooks_t
 from ludoteca.web.repository.schema import metadata, tables_t
 
 AI_GRACE = 30.0
@@ -56,13 +63,20 @@ deadlines_t = Table(
     Column("fired_at", Float, nullable=True),
     Column("reserves", Text, nullable=False),
     Column("misses", Text, nullable=False),
+    Column("over", Boolean, nullable=True),
+    Column("missed_seq", Integer, nullable=True),
     Index("ludo_deadlines_due", "fired", "due"),
     Index("ludo_deadlines_remind", "reminded", "remind_at"),
 )
 """One row per turn-based table (web/master/pace.py): who is to move (``seat``; ``ai`` when an AI
 seat is, due after :data:`AI_GRACE`: if the AI has not played by then, a worker loads the table and it
 plays), until when, each seat's reserve
-(JSON list of seconds) and missed moves (JSON list of counts)."""
+(JSON list of seconds) and missed moves (JSON list of counts); ``missed_seq``: the action count whose
+miss was counted last (a deadline fired again at the same ``seq`` counts no second miss); ``over``: the
+game's end was handled (its notices stored; null on rows older than the column: never repaired)."""
+
+Then = Callable[[Connection, "Deadline"], None]
+"""Work done in the transaction that changes a row (the notices it owes stored), given the row after it."""
 
 
 @dataclass
@@ -81,6 +95,8 @@ class Deadline:
     fired_at: float | None
     reserves: list[float]
     misses: list[int]
+    over: bool = False
+    missed_seq: int | None = None
 
 
 @dataclass(frozen=True)
@@ -99,7 +115,8 @@ def _row(r: Row[Any]) -> Deadline:
     return Deadline(table_id=r.table_id, seq=int(r.seq), seat=r.seat, ai=bool(r.ai), armed_at=float(r.armed_at),
                     due=r.due, remind_at=r.remind_at, reminded=bool(r.reminded), fired=bool(r.fired),
                     fired_at=r.fired_at, reserves=[float(x) for x in json.loads(r.reserves)],
-                    misses=[int(x) for x in json.loads(r.misses)])
+                    misses=[int(x) for x in json.loads(r.misses)], over=bool(r.over),
+                    missed_seq=r.missed_seq)
 
 
 class DeadlineStore:
@@ -127,20 +144,31 @@ class DeadlineStore:
             rows = conn.execute(select(deadlines_t).where(deadlines_t.c.table_id.in_(list(ids))))
             return {r.table_id: _row(r) for r in rows}
 
-    def create(self, table_id: str, players: int, now: float) -> None:
+    def create(self, table_id: str, players: int, now: float, hook: tuple[str, str] | None = None,
+               hook_of: str | None = None) -> None:
         """The row of a new turn-based table: nobody to move yet (``seq`` -1: the start, at ``seq`` 0 when
-        the game opens without a chance outcome, is still a turn to arm)."""
+        the game opens without a chance outcome, is still a turn to arm). ``hook``: the table's webhook
+        and its language; ``hook_of``: a table whose webhook it takes (the game it is a rematch of)."""
         with self.engine.begin() as conn:
             conn.execute(insert(deadlines_t).values(
                 table_id=table_id, seq=-1, seat=None, ai=False, armed_at=now, due=None, remind_at=None,
                 reminded=False, fired=False, fired_at=None, reserves=json.dumps([0.0] * players),
-                misses=json.dumps([0] * players)))
+                misses=json.dumps([0] * players), over=False))
+            if hook is None and hook_of is not None:
+                found = conn.execute(select(table_hooks_t.c.url, table_hooks_t.c.lang)
+                                     .where(table_hooks_t.c.table_id == hook_of)).first()
+                hook = (str(found.url), str(found.lang)) if found is not None else None
+            if hook is not None:
+                conn.execute(insert(table_hooks_t).values(table_id=table_id, url=hook[0], lang=hook[1],
+                                                          created_at=now))
 
-    def advance(self, table_id: str, turn: Turn, now: float, seconds: Any, reserve_after: Any) -> Deadline | None:
+    def advance(self, table_id: str, turn: Turn, now: float, seconds: Any, reserve_after: Any,
+                then: Then | None = None) -> Deadline | None:
         """Arm the row for ``turn`` (one transaction, the row locked): the turn of the seat that was to
         move ends (``reserve_after(reserve, spent)`` is its new reserve) and the next seat's begins
         (``seconds(reserve)`` long); a seat that moved and is still to move keeps its deadline. None when
-        the row is already at ``turn.seq`` or beyond (another worker or an earlier call armed it)."""
+        the row is already at ``turn.seq`` or beyond (another worker or an earlier call armed it).
+        ``then(conn, row)`` runs in the same transaction when a human seat's turn begins (its notice)."""
         with self.engine.begin() as conn:
             row = self._locked(conn, table_id)
             if row is None:
@@ -166,9 +194,13 @@ class DeadlineStore:
                     due = now + length
                     remind = due - 0.25 * length
                 values.update(seat=turn.to_move, ai=turn.ai, armed_at=now, due=due, remind_at=remind,
-                              reminded=False, fired=False, fired_at=None, reserves=json.dumps(row.reserves))
+                              reminded=False, fired=False, fired_at=None, reserves=json.dumps(row.reserves),
+                              over=False)
             conn.execute(update(deadlines_t).where(deadlines_t.c.table_id == table_id).values(**values))
             row = self._locked(conn, table_id)
+            assert row is not None
+            if not same and then is not None and row.seat is not None and not row.ai:
+                then(conn, row)
         return row
 
     def due(self, now: float, limit: int = 200) -> list[Deadline]:
@@ -197,10 +229,12 @@ class DeadlineStore:
         with self.engine.connect() as conn:
             return [_row(r) for r in conn.execute(q)]
 
-    def claim(self, table_id: str, seq: int, now: float, miss: int | None) -> int | None:
+    def claim(self, table_id: str, seq: int, now: float, miss: int | None, then: Then | None = None) -> int | None:
         """Take the deadline of ``table_id`` at ``seq`` to fire it: True for exactly one caller. With
-        ``miss`` (a seat), that seat's missed moves count one more; returns its count then (0 without
-        ``miss``), None when the deadline was fired already or moved on."""
+        ``miss`` (a seat), that seat's missed moves count one more — once per ``seq``: a deadline fired
+        again at the same ``seq`` (its worker stopped before the move was played) counts no second miss;
+        returns its count then (0 without ``miss``), None when the deadline was fired already or moved
+        on. ``then(conn, row)`` runs in the same transaction when it is taken."""
         with self.engine.begin() as conn:
             row = self._locked(conn, table_id)
             if row is None or row.seq != seq or row.fired:
@@ -208,13 +242,18 @@ class DeadlineStore:
             values: dict[str, Any] = {"fired": True, "fired_at": now}
             count = 0
             if miss is not None:
-                row.misses[miss] += 1
+                if row.missed_seq != seq:
+                    row.misses[miss] += 1
+                    values.update(misses=json.dumps(row.misses), missed_seq=seq)
                 count = row.misses[miss]
-                values["misses"] = json.dumps(row.misses)
             done = conn.execute(update(deadlines_t).where(deadlines_t.c.table_id == table_id,
                                                           deadlines_t.c.seq == seq,
                                                           deadlines_t.c.fired.is_(False)).values(**values))
-            return count if done.rowcount == 1 else None
+            if done.rowcount != 1:
+                return None
+            if then is not None:
+                then(conn, row)
+            return count
 
     def unclaim(self, table_id: str, seq: int, miss: int | None) -> None:
         """The firing of a claimed deadline failed: due again (and the miss not counted)."""
@@ -223,29 +262,39 @@ class DeadlineStore:
             if row is None or row.seq != seq or not row.fired:
                 return
             values: dict[str, Any] = {"fired": False, "fired_at": None}
-            if miss is not None:
+            if miss is not None and row.missed_seq == seq:
                 row.misses[miss] = max(0, row.misses[miss] - 1)
-                values["misses"] = json.dumps(row.misses)
+                values.update(misses=json.dumps(row.misses), missed_seq=None)
             conn.execute(update(deadlines_t).where(deadlines_t.c.table_id == table_id,
                                                    deadlines_t.c.seq == seq).values(**values))
 
-    def claim_reminder(self, table_id: str, seq: int) -> bool:
+    def claim_reminder(self, table_id: str, seq: int, then: Then | None = None) -> bool:
+        """Take the reminder of ``table_id`` at ``seq`` (True for exactly one caller); ``then(conn, row)``
+        runs in the same transaction when it is taken (the reminder's notice)."""
         with self.engine.begin() as conn:
             done = conn.execute(update(deadlines_t).where(
                 deadlines_t.c.table_id == table_id, deadlines_t.c.seq == seq,
                 deadlines_t.c.reminded.is_(False)).values(reminded=True))
-            return done.rowcount == 1
+            if done.rowcount != 1:
+                return False
+            if then is not None:
+                row = self._locked(conn, table_id)
+                if row is not None:
+                    then(conn, row)
+            return True
 
     def stale(self, now: float, grace: float, limit: int = 200) -> list[str]:
         """Tables whose row needs a worker: armed for fewer actions than the table has (a worker stopped
-        between a move's commit and the row's update), nobody armed while the table plays, or fired more
-        than ``grace`` seconds ago and still at the same action count (a worker stopped while firing)."""
+        between a move's commit and the row's update), nobody armed while the table plays, fired more
+        than ``grace`` seconds ago and still at the same action count (a worker stopped while firing), or
+        a game over whose end was not handled (a worker stopped before its notices were stored)."""
         q = (select(deadlines_t.c.table_id).join(tables_t, tables_t.c.id == deadlines_t.c.table_id)
-             .where(tables_t.c.status == "playing",
-                    or_(deadlines_t.c.seq < tables_t.c.n_actions,
-                        and_(deadlines_t.c.seat.is_(None), deadlines_t.c.due.is_(None)),
-                        and_(deadlines_t.c.fired.is_(True), deadlines_t.c.fired_at < now - grace,
-                             deadlines_t.c.seq == tables_t.c.n_actions)))
+             .where(or_(and_(tables_t.c.status == "playing",
+                             or_(deadlines_t.c.seq < tables_t.c.n_actions,
+                                 and_(deadlines_t.c.seat.is_(None), deadlines_t.c.due.is_(None)),
+                                 and_(deadlines_t.c.fired.is_(True), deadlines_t.c.fired_at < now - grace,
+                                      deadlines_t.c.seq == tables_t.c.n_actions))),
+                        and_(tables_t.c.status == "over", deadlines_t.c.over.is_(False))))
              .limit(limit))
         with self.engine.connect() as conn:
             return [r.table_id for r in conn.execute(q)]
@@ -256,11 +305,19 @@ class DeadlineStore:
             conn.execute(update(deadlines_t).where(deadlines_t.c.table_id == table_id, deadlines_t.c.seq == seq)
                          .values(fired=False, fired_at=None))
 
-    def finish(self, table_id: str) -> None:
-        """The game is over: nothing is due any more."""
+    def finish(self, table_id: str, seq: int, then: Then | None = None) -> bool:
+        """The game is over at ``seq``: nothing is due any more. ``then(conn, row)`` runs in the same
+        transaction, the first time only (the game's end told once); True then."""
         with self.engine.begin() as conn:
+            row = self._locked(conn, table_id)
+            if row is None or row.over:
+                return False
             conn.execute(update(deadlines_t).where(deadlines_t.c.table_id == table_id)
-                         .values(seat=None, ai=False, due=None, remind_at=None, fired=False))
+                         .values(seq=max(row.seq, seq), seat=None, ai=False, due=None, remind_at=None, fired=False,
+                                 over=True))
+            if then is not None:
+                then(conn, row)
+            return True
 
     def forget(self, table_id: str) -> None:
         with self.engine.begin() as conn:

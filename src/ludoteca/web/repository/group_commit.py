@@ -18,11 +18,18 @@ class GroupCommit:
     ``run(fn, *args)`` runs a storage call (inline for SQLite, in a storage thread otherwise).
     :meth:`append` stores one table's request: requests that arrive while a commit is running
     are committed together in the next transaction; if that transaction fails, each request is
-    retried alone, so that one table's failure never loses another's move."""
+    retried alone, so that one table's failure never loses another's move.
 
-    def __init__(self, repo: Repository, run: Callable[..., Awaitable[Any]]) -> None:
+    ``inline``: ``run`` returns without ever suspending (SQLite on the event loop). No commit can
+    then be running when a request arrives, so each request is committed at once in its caller's
+    task, in a transaction of its own: no wait for a loop turn, no task and no future per commit
+    (a transaction of one action through the DB-API costs less than SQLAlchemy's batch did per
+    action, docs/web.md)."""
+
+    def __init__(self, repo: Repository, run: Callable[..., Awaitable[Any]], inline: bool = False) -> None:
         self.repo = repo
         self.run = run
+        self.inline = inline
         self._pending: list[tuple[AppendRequest, asyncio.Future[None]]] = []
         self._draining = False
         self._drainer: asyncio.Future[None] | None = None
@@ -30,6 +37,10 @@ class GroupCommit:
         """Transactions committed or tried (tests)."""
 
     async def append(self, request: AppendRequest) -> None:
+        if self.inline and not self._draining:
+            self.transactions += 1
+            await self.run(self.repo.append_batch, [request])
+            return
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append((request, fut))
         if not self._draining:

@@ -7,14 +7,19 @@
 - ``ludo_notice_outbox``: one row per notice and channel waiting to be sent (or sent: kept a while),
   claimed by one worker at a time (``claimed_by`` / ``claimed_until``), retried with backoff
   (``attempts``, ``not_before``);
-- ``ludo_notice_settings``: the server's own values made once (the VAPID keys, the signing secret).
+- ``ludo_notice_settings``: the server's own values made once (the VAPID keys, the signing secret);
+- ``ludo_table_hooks``: the webhook a turn-based table's creator gave (a club's channel hears every
+  seat's turn and the game's end), in the creator's language; never shown to anyone.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Float, Index, Integer, String, Table, Text
+from sqlalchemy import Boolean, Column, Float, ForeignKey, Index, Integer, String, Table, Text
 
 from ludoteca.web.repository.schema import metadata
+
+TABLE_ACCOUNT = 0
+"""The ``account_id`` of the outbox rows of a table's own webhook (no account: accounts count from 1)."""
 
 notice_prefs_t = Table(
     "ludo_notice_prefs", metadata,
@@ -62,10 +67,26 @@ outbox_t = Table(
     Column("claimed_until", Float, nullable=True),
     Column("done_at", Float, nullable=True),
     Column("error", Text, nullable=True),
+    Column("seq", Integer, nullable=True),
     Index("ludo_notice_outbox_due", "status", "not_before"),
     Index("ludo_notice_outbox_account", "account_id", "channel", "status"),
+    Index("ludo_notice_outbox_once", "table_id", "seq", "seat", "kind", "account_id", "channel", unique=True),
 )
-"""Notices to send: ``status`` is ``pending``, ``sent``, ``failed`` (given up) or ``dropped``."""
+"""Notices to send: ``status`` is ``pending``, ``sent``, ``failed`` (given up) or ``dropped``. ``seq`` is the
+table's action count the notice was made at: a notice is stored once per table, ``seq``, seat, event,
+account and channel (``ludo_notice_outbox_once``; a row stored again is ignored), so a repair that tells
+a turn again adds nothing. ``account_id`` :data:`TABLE_ACCOUNT` is a table's own webhook (channel
+``table``; ``seat`` -1 for the game's end, told once for the table)."""
+
+table_hooks_t = Table(
+    "ludo_table_hooks", metadata,
+    Column("table_id", String(32), ForeignKey("ludo_tables.id", ondelete="CASCADE"), primary_key=True),
+    Column("url", String(2000), nullable=False),
+    Column("lang", String(8), nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+"""A turn-based table's webhook (``POST /api/tables`` ``"webhook"``), checked like an account's, in the
+creator's language; copied to the table's rematch."""
 
 notice_settings_t = Table(
     "ludo_notice_settings", metadata,

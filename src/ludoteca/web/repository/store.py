@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine, Row
 from sqlalchemy.exc import IntegrityError
 
+from ludoteca.web.codec import dumps as _dumps_fast
 from ludoteca.web.hub.leases import FencedOut, check_fences
 from ludoteca.web.repository.account_store import AccountStore, name_key
 from ludoteca.web.repository.deadlines import deadlines_t
@@ -83,6 +85,11 @@ _ADVANCE = (
     .values(n_actions=bindparam("n_actions"), updated_at=bindparam("now"))
 )
 """The usual end of an append: the table's action count and time (one executemany per batch)."""
+_INSERT_ACTION_SQL = (f"INSERT INTO {actions_t.name} (table_id, seq, seat, action, created_at) "
+                      "VALUES (?, ?, ?, ?, ?)")
+_ADVANCE_SQL = f"UPDATE {tables_t.name} SET n_actions = ?, updated_at = ? WHERE id = ?"
+"""SQLite's usual append (:meth:`Repository._append_direct`): the two statements above as the
+DB-API cursor runs them, without SQLAlchemy's execution around each (the server's hot path)."""
 _TAKE_SEAT = (
     update(seats_t)
     .where(seats_t.c.table_id == bindparam("t_id"), seats_t.c.seat == bindparam("t_seat"), seats_t.c.kind == OPEN)
@@ -195,12 +202,15 @@ class Repository(AccountStore):
         duplicate sequence number (two writers) makes the whole transaction fail (:class:`Conflict`
         or the database's integrity error): nothing is stored."""
         now = time.time()
+        conn = self._writer_connection()
+        if self.dialect == "sqlite" and all(_bare(req) for req in batch):
+            self._append_direct(conn, batch, now)
+            return
         rows = [
-            {"table_id": req.table_id, "seq": req.first_seq + k, "seat": seat, "action": _dumps(action),
+            {"table_id": req.table_id, "seq": req.first_seq + k, "seat": seat, "action": _dumps_fast(action),
              "created_at": now}
             for req in batch for k, (seat, action) in enumerate(req.actions)
         ]
-        conn = self._writer_connection()
         try:
             with conn.begin():
                 fences = [req.fence for req in batch if req.fence is not None]
@@ -216,6 +226,28 @@ class Repository(AccountStore):
             raise Conflict(str(exc)) from exc
         except BaseException:
             self._drop_writer()  # a fresh connection for the next try (e.g. the server went away)
+            raise
+
+    def _append_direct(self, conn: Connection, batch: list[AppendRequest], now: float) -> None:
+        """SQLite, a batch that only adds actions (the usual move): the two statements of
+        :meth:`_append` through the DB-API connection, in one transaction; the same errors."""
+        raw: sqlite3.Connection = conn.connection.driver_connection  # type: ignore[assignment]
+        try:
+            cur = raw.cursor()
+            cur.executemany(_INSERT_ACTION_SQL, [
+                (req.table_id, req.first_seq + k, seat, _dumps_fast(action), now)
+                for req in batch for k, (seat, action) in enumerate(req.actions)])
+            cur.executemany(_ADVANCE_SQL, [(req.first_seq + len(req.actions), now, req.table_id) for req in batch])
+            if cur.rowcount != len(batch):
+                raise Conflict("a table of this batch is no longer stored")
+            raw.commit()
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                raw.rollback()
+            self._drop_writer()
+            if isinstance(exc, sqlite3.IntegrityError):  # an action already stored at one of these seqs
+                raise Conflict(f"another worker stored the table's next action first ({type(exc).__name__})") \
+                    from exc
             raise
 
     def _append(self, conn: Connection, batch: list[AppendRequest], rows: list[dict[str, Any]], now: float) -> None:
@@ -457,6 +489,11 @@ def pace_of(settings: str | None) -> dict[str, Any]:
     if isinstance(data, dict) and data.get("pace") == "turn-based":
         return {"pace": "turn-based", "move_time": data.get("move_time")}
     return {"pace": "live"}
+
+
+def _bare(req: AppendRequest) -> bool:
+    """An append of actions alone: no seat, notice or lease's fence, nothing about the status."""
+    return _plain(req) and not req.seats and not req.replace and not req.notes and req.fence is None
 
 
 def _plain(req: AppendRequest) -> bool:

@@ -253,7 +253,7 @@ export function entryText(client, entry, names = []) {
 }
 
 const AI_LEVELS = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts"), beginner: t("beginner"),
-  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert")};
+  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert"), perfect: t("perfect")};
 const AI_DEFAULT_NAME = /^(AI|IA) \d+ \(/; // the name the server gives an AI seat, in its creator's language
 
 export function seatName(seats, i) {

@@ -1,5 +1,6 @@
 // The lobby's pace controls (web/master/pace.py): live or turn-based, the time per move (1 hour to 3 days),
-// the reserve, and what happens when a player's time runs out; the list's "turn-based" tag and its filter.
+// the reserve, what happens when a player's time runs out and the table's webhook (a club's channel told every
+// turn and the end; nobody else ever sees it); the list's "turn-based" tag and its filter.
 import {h} from "./common.js";
 import {t} from "./i18n.js";
 import {timeLeft} from "./time-left.js";
@@ -26,6 +27,11 @@ export function addPaceControls(row) {
       select("on-timeout", [["ai_move", t("the AI plays that move")],
         ["ai_seat", t("the AI plays it; at a second miss it takes the seat")],
         ["claim", t("the opponent may claim the win (two players)")]], "ai_move")),
+    h("div", {class: "form-row pace-row"}, h("label", {for: "table-webhook"}, t("Club webhook")),
+      h("input", {id: "table-webhook", type: "text", inputmode: "url", autocomplete: "off", spellcheck: "false",
+        maxlength: "2000", placeholder: "https://…"}),
+      h("span", {class: "opt-note"},
+        t("optional: a Discord or Slack webhook; that channel hears every turn and the game's end"))),
   ];
   const paceRow = h("div", {class: "form-row"}, h("label", {for: "pace"}, t("Pace")),
     select("pace", [["live", t("live: everyone plays now")], ["turn-based", t("turn-based: a move every few hours or days")]],
@@ -45,8 +51,9 @@ export function addPaceControls(row) {
 /** The pace keys of POST /api/tables ({} for a live table). */
 export function paceSetting() {
   if (!$("pace") || $("pace").value !== "turn-based") return {};
+  const hook = $("table-webhook") ? $("table-webhook").value.trim() : "";
   return {pace: "turn-based", move_time: Number($("move-time").value), reserve: Number($("reserve").value),
-    on_timeout: $("on-timeout").value};
+    on_timeout: $("on-timeout").value, ...(hook ? {webhook: hook} : {})};
 }
 
 /** The list's tag of a turn-based table: "turn-based · 1 day". */

@@ -8,7 +8,7 @@ import {CONTROLS, startValue} from "./options.js";
 const STATUS = {waiting: t("waiting"), playing: t("playing"), over: t("over"), expired: t("expired"),
   broken: t("broken"), stalled: t("stalled")};
 const LEVELS = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts"), beginner: t("beginner"),
-  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert")};
+  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert"), perfect: t("perfect")};
 const levelName = (l) => LEVELS[l] || l;
 /** "medium ≈ 1,200" (the level's measured rating for this game and player count), or the name. */
 let levelRatings = {};
@@ -21,6 +21,11 @@ function levelLabel(l, game, players) {
 let catalog = [];
 let levels = [];
 let levelInfo = {};
+/** Levels offered only for some tables (a solved game's perfect AI), and those the server says this table
+ * may seat (POST /api/levels, asked whenever the game, the player count or an option changes). */
+let solvedLevels = [];
+let tableLevels = null;
+let levelsAsked = 0;
 const $ = (id) => document.getElementById(id);
 
 function currentGame() {
@@ -68,20 +73,39 @@ function renderOptions() {
   }
 }
 
+/** The levels this table may seat: the server's answer, or (until it comes) those every game offers. */
+const seatLevels = () => tableLevels || levels.filter((l) => !solvedLevels.includes(l));
+
+/** Ask the server which AI levels the form's table may seat, then offer those (the latest answer wins). */
+async function refreshLevels() {
+  const ask = ++levelsAsked;
+  const body = {game: $("game").value, players: Number($("players").value), options: collectOptions()};
+  let answer = null;
+  try { answer = await api("/api/levels", body); } catch { answer = null; } // refused options: "Create" says why
+  if (ask !== levelsAsked) return;
+  const before = JSON.stringify(seatLevels());
+  tableLevels = answer && Array.isArray(answer.levels) ? answer.levels : null;
+  if (JSON.stringify(seatLevels()) !== before) renderSeats();
+}
+let levelsTimer = null;
+const refreshLevelsSoon = () => { clearTimeout(levelsTimer); levelsTimer = setTimeout(refreshLevels, 150); };
+
 function renderSeats() {
   const n = Number($("players").value);
   const game = $("game").value;
   const box = $("seats");
+  const kept = Array.from(box.querySelectorAll("select"), (s) => s.value); // each seat's choice stays where it can
   box.replaceChildren();
   for (let i = 0; i < n; i++) {
     const sel = h("select", {id: `seat-${i}`},
       h("option", {value: "open"}, i === 0 ? t("Open — I sit here") : t("Open (a friend joins)")),
-      ...levels.map((l) => h("option", {value: `ai:${l}`}, levelInfo[l]
+      ...seatLevels().map((l) => h("option", {value: `ai:${l}`}, levelInfo[l]
         ? t("AI: {level} — {strength}", {level: levelLabel(l, game, n), strength: levelInfo[l]})
         : t("AI: {level}", {level: levelLabel(l, game, n)}))));
     if (i === 0) {
       sel.append(h("option", {value: "open-spectate"}, t("Open (I only watch)")));
     }
+    if (kept[i] && Array.from(sel.options).some((o) => o.value === kept[i])) sel.value = kept[i];
     box.append(h("div", {class: "form-row"}, h("label", {for: `seat-${i}`}, t("Seat {n}", {n: i + 1})), sel));
   }
 }
@@ -265,6 +289,7 @@ async function init() {
   levels = data.levels;
   levelInfo = data.level_info || {};
   levelRatings = data.level_ratings || {};
+  solvedLevels = data.solved_levels || [];
   $("tagline").textContent = t("{games} — play with friends", {games: catalog.map((g) => g.title).join(" · ")});
   $("game").replaceChildren(...catalog.map((g) => h("option", {value: g.name}, g.title)));
   $("game").addEventListener("change", renderPlayers);
@@ -278,10 +303,13 @@ async function init() {
   };
   $("game").addEventListener("change", showRules);
   showRules();
-  $("players").addEventListener("change", () => { renderOptions(); renderSeats(); });
+  $("players").addEventListener("change", () => { renderOptions(); renderSeats(); refreshLevelsSoon(); });
+  $("game").addEventListener("change", () => { tableLevels = null; renderSeats(); refreshLevelsSoon(); });
+  $("options").addEventListener("change", refreshLevelsSoon);
   $("create-btn").addEventListener("click", create);
   $("refresh").addEventListener("click", refresh);
   renderPlayers();
+  refreshLevels();
   refresh();
   refreshMine();
   setInterval(refresh, 4000);

@@ -3,7 +3,7 @@
 import {t} from "./i18n.js";
 
 const LEVEL_NAMES = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts"), beginner: t("beginner"),
-  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert")};
+  easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert"), perfect: t("perfect")};
 
 export function levelName(level) {
   return LEVEL_NAMES[level] || level || "";

@@ -1,5 +1,5 @@
 // A turn-based table (web/master/pace.py): its time per move, the time left to the player to move (the server's
-// deadline, GET /api/tables/<id>/pace), and "Claim the win" for the opponent of a player whose time ran out.
+// deadline, GET /api/tables/<id>/pace), each seat's reserve when the table has one, and "Claim the win" for the opponent of a player whose time ran out.
 import {api, getSeat, h} from "./common.js";
 import {t} from "./i18n.js";
 import {timeLeft} from "./time-left.js";
@@ -32,6 +32,10 @@ function render() {
     const who = names()[pace.seat] || "";
     lines.push(h("div", {id: "pace-left", class: left < 3600 ? "is-soon" : null},
       left > 0 ? t("{name}: {time} left", {name: who, time: timeLeft(left)}) : t("{name}: time is up", {name: who})));
+  }
+  if (pace.reserve && pace.reserves && pace.reserves.length) { // each seat's saved time ("time to think")
+    const seats = pace.reserves.map((r, i) => t("{name}: {time}", {name: names()[i] || "", time: r > 0 ? timeLeft(r) : t("none")}));
+    lines.push(h("div", {id: "pace-reserves", class: "opt-note"}, t("Reserve: {seats}", {seats: seats.join(" · ")})));
   }
   const mine = getSeat(tableId);
   if (pace.claimable && mine && S.msg && S.msg.you !== null && S.msg.you !== undefined && S.msg.you !== pace.seat) {

@@ -411,7 +411,10 @@ function renderSeats() {
     }
     const tags = [];
     if (m.you === i) tags.push(h("span", {class: "tag"}, t("you")));
-    if (s.kind === "ai") tags.push(h("span", {class: "tag", style: "background:#7b3fa0"}, t("AI {level}", {level: levelName(s.level)})));
+    if (s.kind === "ai") {
+      tags.push(h("span", {class: "tag", style: "background:#7b3fa0"},
+        s.level === "perfect" ? t("Perfect AI") : t("AI {level}", {level: levelName(s.level)})));
+    }
     if (s.taken_over) tags.push(h("span", {class: "tag away-tag"}, t("away")));
     const right = [];
     const held = heldFor(s);
