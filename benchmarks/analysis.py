@@ -3,7 +3,7 @@
     python benchmarks/analysis.py [--games exactly,tohm,tri,exagon] [--iterations N] [--repeat 3]
                                   [--engine auto|python|both] [--luck-noise GAME] [--solve]
                                   [--perfect-games 1000] [--calibration 300 [--calibration-agent strong]
-                                  [--plot FILE]] [--latency [--rounds 6] [--seconds 15] [--tables 50] [--busy 30]]
+                                  [--plot FILE]] [--latency [--rounds 6] [--seconds 15] [--tables 50] [--busy 40]]
 
 * **analysis**: CPU seconds (``time.process_time``) to analyse ``--repeat`` typical two-player games per
   game (games between two ``strong`` players, seeded), with the evaluator the analysis picks (exact for
@@ -23,7 +23,7 @@
   of the search's choice, and a calibration table; ``--calibration-agent strong``: ``strong``'s estimates
   (its TOHM settings, run by the Python engine: the compiled search returns only its move); ``--plot
   FILE`` draws it (docs/strength-calibration.png).
-* **live play beside the analyses** (``--latency [--rounds 6] [--seconds 15] [--tables 50] [--busy 30]``):
+* **live play beside the analyses** (``--latency [--rounds 6] [--seconds 15] [--tables 50] [--busy 40]``):
   ``benchmarks/analysis_latency.py``: one server whose two analysis processes (SCHED_IDLE, nice 19) have
   work for the whole run, ``benchmarks/server_load.py``'s clients playing TOHM tables, and rounds
   alternating between the analysis running and stopped (SIGSTOP); the action-to-broadcast p50/p99 of
@@ -320,8 +320,9 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=50, help="--latency: tables of live play")
     parser.add_argument("--seconds", type=float, default=15.0, help="--latency: seconds a round")
     parser.add_argument("--think", type=float, default=0.5, help="--latency: clients' mean think time")
-    parser.add_argument("--busy", type=int, default=30, help="--latency: finished games handed to the analysis")
+    parser.add_argument("--busy", type=int, default=40, help="--latency: finished games handed to the analysis")
     parser.add_argument("--analysis-game", default="exactly", help="--latency: the game of the games analysed")
+    parser.add_argument("--ai-tables", type=int, default=5, help="--latency: tables of a person against the hard AI")
     args = parser.parse_args()
     if args.latency:
         latency(args)

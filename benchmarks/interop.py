@@ -1,6 +1,6 @@
 """The research adapters' cost, side by side with the native engine, in one run (one core).
 
-    python benchmarks/interop.py [--seconds 1] [--games exactly,tri,tohm,exagon] [--players 2]
+    python benchmarks/interop.py [--seconds 1] [--rounds 5] [--games exactly,tri,tohm,exagon] [--players 2]
                                  [--iterations 200] [--moves 3] [--cap C] [--c 1.4] [--json]
 
 Part 1, steps per second — uniformly random play, the same for every row: the *decisions*
@@ -11,9 +11,12 @@ Part 1, steps per second — uniformly random play, the same for every row: the 
   game's compiled engine where it is built and the game hides nothing (``core.compiled.compiled_copy``);
   ``os-python`` the same with ``LUDOTECA_ENGINE=python`` (the Python engine);
 * ``--reference connect_four`` (the default): the same pyspiel loop on that *native* OpenSpiel
-  game, in the same run; ``vs-ref`` = openspiel / reference in decisions, ``actions-vs-ref`` the
-  same counting every action the loop applies (``os-actions``: chance outcomes too; a native
-  game without chance applies only decisions) — the bar, at least 1 for TOHM;
+  game, side by side: for each game the reference and the adapter are measured in turn,
+  ``--rounds`` times each (``--seconds`` split among the rounds), so that both see the same load;
+  ``vs-ref`` is the median of the rounds' openspiel / reference ratios in decisions — the bar, at
+  least 1 for TOHM — and ``actions-vs-ref`` the same counting every action the loop applies
+  (``os-actions``: chance outcomes too; a native game without chance applies only decisions);
+  ``openspiel`` and the reference's figure are the medians of their rounds;
 * ``pettingzoo``: ``raw_env`` with ``env.last()`` (observation tensor, action mask, infos)
   before each ``step``, the action drawn from ``info["legal_actions"]``; ``pz-noinfo`` is the
   same with ``position_info=False``; ``pz-maskscan`` draws it from the action mask instead
@@ -58,6 +61,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import sys
 import time
 import warnings
@@ -125,6 +129,33 @@ def reference_steps(short_name: str, seconds: float, seed: int = 0) -> float:
     import pyspiel
 
     return spiel_steps(pyspiel.load_game(short_name), seconds, seed)
+
+
+def side_by_side(name: str, players: int, reference: str, seconds: float, rounds: int,
+                 seed: int = 0) -> dict[str, Any]:
+    """The adapter's rates and the native ``reference`` game's, measured in turn ``rounds`` times
+    (``seconds`` split among them): medians of each, and the median of the rounds' ratios (decisions
+    and actions over the reference's decisions, which are its actions: it has no chance)."""
+    import pyspiel
+
+    from ludoteca.interop import openspiel
+
+    ours, native = openspiel.load(name, players=players), pyspiel.load_game(reference)
+    share = seconds / rounds
+    spiel_rates(ours, min(share, 0.1), seed)  # warm-up (first positions, caches) of both sides
+    spiel_rates(native, min(share, 0.1), seed)
+    refs, decisions, actions = [], [], []
+    for r in range(rounds):
+        refs.append(spiel_steps(native, share, seed + r))
+        d, a = spiel_rates(ours, share, seed + r)
+        decisions.append(d)
+        actions.append(a)
+    return {"reference": statistics.median(refs), "openspiel": statistics.median(decisions),
+            "os-actions": statistics.median(actions),
+            "vs-ref": statistics.median(d / f for d, f in zip(decisions, refs, strict=True)),
+            "actions-vs-ref": statistics.median(a / f for a, f in zip(actions, refs, strict=True)),
+            "vs-ref-range": (min(d / f for d, f in zip(decisions, refs, strict=True)),
+                             max(d / f for d, f in zip(decisions, refs, strict=True)))}
 
 
 def spiel_steps(game: Any, seconds: float, seed: int = 0) -> float:
@@ -368,6 +399,8 @@ def mcts_row(name: str, args: argparse.Namespace, missing: str | None) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per steps-per-second measure")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="turns of the reference and the adapter, side by side (--seconds split among them)")
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=200, help="MCTS simulations per move")
@@ -387,24 +420,26 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             print(json.dumps(row), flush=True)
 
-    reference: float | None = None
-    if args.reference:
-        try:
-            reference = reference_steps(args.reference, args.seconds, args.seed)
-            emit({"part": "reference", "game": args.reference, "openspiel": round(reference)})
-        except ImportError as exc:
-            emit({"part": "reference", "game": args.reference, "openspiel": f"unavailable: {exc}"})
+    if args.rounds < 1:
+        parser.error("--rounds must be 1 or more")
     for name in games:
         native = native_steps(name, args.players, args.seconds, args.seed)
-        row = {"part": "steps", "game": name, "players": args.players, "native": round(native)}
+        row: dict[str, Any] = {"part": "steps", "game": name, "players": args.players, "native": round(native)}
         try:
-            spiel, spiel_actions = openspiel_steps(name, args.players, args.seconds, args.seed)
-            row["openspiel"] = round(spiel)
-            row["os-actions"] = round(spiel_actions)
+            if args.reference:
+                both = side_by_side(name, args.players, args.reference, args.seconds, args.rounds, args.seed)
+                row["reference"] = args.reference
+                row["reference_decisions"] = round(both["reference"])
+                row["openspiel"] = round(both["openspiel"])
+                row["os-actions"] = round(both["os-actions"])
+                row["vs-ref"] = round(both["vs-ref"], 2)
+                row["vs-ref-range"] = [round(x, 2) for x in both["vs-ref-range"]]
+                row["actions-vs-ref"] = round(both["actions-vs-ref"], 2)
+            else:
+                spiel, spiel_actions = openspiel_steps(name, args.players, args.seconds, args.seed)
+                row["openspiel"] = round(spiel)
+                row["os-actions"] = round(spiel_actions)
             row["os-python"] = round(openspiel_steps(name, args.players, args.seconds, args.seed, engine="python")[0])
-            if reference:
-                row["vs-ref"] = round(spiel / reference, 2)
-                row["actions-vs-ref"] = round(spiel_actions / reference, 2)
         except ImportError as exc:
             row["openspiel"] = row["os-python"] = f"unavailable: {exc}"
         for key, kwargs in (("pettingzoo", {}), ("pz-noinfo", {"position_info": False}),
@@ -420,18 +455,18 @@ def main(argv: list[str] | None = None) -> int:
         emit(mcts_row(name, args, missing))
 
     if not args.json:
-        print(f"Decisions per CPU second, random play, {args.players} players (one core):")
-        for r in rows:
-            if r["part"] == "reference":
-                print(f"reference: native OpenSpiel {r['game']} through pyspiel: {r['openspiel']}")
-        print(f"{'game':<9}{'native':>10}{'openspiel':>11}{'os-python':>11}{'vs-ref':>8}{'act-vs-ref':>11}{'pettingzoo':>12}"
-              f"{'pz-noinfo':>11}{'pz-maskscan':>13}")
+        print(f"Decisions per CPU second, random play, {args.players} players (one core)"
+              + (f"; `ref`: native OpenSpiel {args.reference} through the same pyspiel loop, measured in turn "
+                 f"with `openspiel` ({args.rounds} rounds each; medians)" if args.reference else "") + ":")
+        print(f"{'game':<9}{'native':>10}{'openspiel':>11}{'ref':>9}{'vs-ref':>8}{'(range)':>12}{'act-vs-ref':>11}"
+              f"{'os-python':>11}{'pettingzoo':>12}{'pz-noinfo':>11}{'pz-maskscan':>13}")
         for r in rows:
             if r["part"] == "steps":
-                print(f"{r['game']:<9}{r['native']:>10}{r['openspiel']!s:>11}{r['os-python']!s:>11}"
-                      f"{r.get('vs-ref', '-')!s:>8}{r.get('actions-vs-ref', '-')!s:>11}{r['pettingzoo']!s:>12}"
-                      f"{r['pz-noinfo']!s:>11}"
-                      f"{r['pz-maskscan']!s:>13}")
+                span = r.get("vs-ref-range")
+                span_text = f"{span[0]}-{span[1]}" if span else "-"
+                print(f"{r['game']:<9}{r['native']:>10}{r['openspiel']!s:>11}{r.get('reference_decisions', '-')!s:>9}"
+                      f"{r.get('vs-ref', '-')!s:>8}{span_text:>12}{r.get('actions-vs-ref', '-')!s:>11}"
+                      f"{r['os-python']!s:>11}{r['pettingzoo']!s:>12}{r['pz-noinfo']!s:>11}{r['pz-maskscan']!s:>13}")
         print(f"\nMCTS simulations per CPU second, {args.iterations} simulations per move, like with like "
               f"(uniformly random rollouts cut at `cap` actions, leaf scored by ludoteca's evaluation, "
               f"no pruning, c={args.c:g}; `tuned`: ludoteca's mcts as the agents play it, not comparable):")

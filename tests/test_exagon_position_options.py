@@ -18,7 +18,7 @@ import pytest
 
 import ludoteca
 from ludoteca.core.chance import sample_chance
-from ludoteca.games.exagon import compiled
+from ludoteca.games.exagon import ExagonGame, compiled
 
 ONE_SHOT = {"players": 2, "clock": None, "go_on": 3, "bonus_3": 0, "bonus_4": 1, "bonus_5": 4, "hand": 12}
 TOURNAMENT = {"players": 2, "clock": None, "tournament": True, "tournament_target": 15, "win_points": 10,
@@ -80,7 +80,9 @@ def test_the_compiled_engine_reads_the_same_game(options: dict[str, Any]) -> Non
     state = writer.new_initial_state()
     _play(state, random.Random(7), _in_turn)
     written = state.to_json()
-    fast = compiled.CompiledState.from_json(ludoteca.load_game("exagon", players=2, clock=None), written)
+    reader = ludoteca.load_game("exagon", players=2, clock=None)
+    assert isinstance(reader, ExagonGame)
+    fast = compiled.CompiledState.from_json(reader, written)
     assert fast.to_json() == written
     _same_continuation(state, fast, 7)
 
@@ -120,3 +122,19 @@ def test_a_hand_that_contradicts_the_deal_in_progress_is_refused() -> None:
     assert default.state_from_json(written).to_json() == written
     with pytest.raises(ValueError, match="not a round-robin deal of 4 each"):
         default.state_from_json({**written, "hand": 4})
+
+
+def test_openspiel_starts_a_position_as_the_game_that_wrote_it() -> None:
+    los = pytest.importorskip("ludoteca.interop.openspiel", exc_type=ImportError)
+    state = ludoteca.load_game("exagon", **ONE_SHOT).new_initial_state()
+    _play(state, random.Random(5), _in_turn)
+    written = state.to_json()
+    spiel = los.load("exagon", players=2).new_initial_state(written)  # a default game's adapter
+    assert spiel.ludoteca_state.game.options["go_on"] == ONE_SHOT["go_on"]
+    rng = random.Random(5)
+    while not state.is_terminal():
+        assert spiel.legal_actions() == state.legal_actions()
+        action = rng.choice(state.legal_actions())
+        state.apply_action(action)
+        spiel.apply_action(action)
+    assert spiel.is_terminal() and spiel.returns() == state.returns()

@@ -385,3 +385,90 @@ def test_parameters_are_derived_from_the_declared_options(name):
         else:
             assert value == option.default and game.ludoteca_game.options[option.name] == option.default
     assert game.get_parameters() == spec
+
+
+def _at(game, seed: int, chance: bool):
+    """A state of a seeded random game where the next node is a chance node (``chance``) or a decision."""
+    return _random_game(game, seed, lambda s: len(s.history()) > 3 and s.is_chance_node() == chance)
+
+
+@pytest.mark.parametrize("name", ludoteca.GAMES)
+def test_python_answers_and_openspiels_cpp_hooks_agree(name):
+    """OpenSpiel's C++ State (its algorithms, ``random_sim_test``) asks the Python game by hook names
+    (``current_player``, ``is_terminal``, ``chance_outcomes``, ``_legal_actions``, ``_apply_action``);
+    Python callers get the adapter's own answers. Both describe the same state, at a chance node and
+    at a decision, and after OpenSpiel's C++ clone and apply."""
+    game = pyspiel.load_game(f"ludoteca_{name}", {"players": ludoteca.game_class(name).min_players})
+    cpp = pyspiel.State  # the C++ methods, called on our state: they go through the hooks
+    for chance in (True, False):
+        state = _at(game, 3, chance)
+        if state.is_terminal() or state.is_chance_node() != chance:
+            continue  # a game without chance nodes after its start
+        assert cpp.current_player(state) == state.current_player()
+        assert cpp.is_terminal(state) is state.is_terminal() is False
+        assert cpp.is_chance_node(state) is state.is_chance_node() is chance
+        assert cpp.legal_actions(state) == [a for a, _ in state.chance_outcomes()] if chance else state.legal_actions()
+        if chance:
+            assert cpp.chance_outcomes(state) == state.chance_outcomes()
+        twin = cpp.clone(state)  # C++ Clone: a new state, the position deep-copied into it
+        action = state.legal_actions()[0] if not chance else state.chance_outcomes()[0][0]
+        cpp.apply_action(twin, action)  # C++ ApplyAction -> the _apply_action hook
+        assert twin.history() == [*state.history(), action]
+        assert state.is_chance_node() is chance and len(state.history()) == len(twin.history()) - 1
+        mine = state.clone()
+        mine.apply_action(action)
+        assert mine.ludoteca_state.to_json() == twin.ludoteca_state.to_json()
+        assert mine.legal_actions() == twin.legal_actions() and mine.is_chance_node() == twin.is_chance_node()
+
+
+@pytest.mark.parametrize("name", ludoteca.GAMES)
+def test_a_copy_answers_for_itself(name):
+    """A clone, an unpickled state and a deserialised one each answer for their own position: playing
+    one changes none of the others (nor the state they were copied from)."""
+    game = pyspiel.load_game(f"ludoteca_{name}", {"players": ludoteca.game_class(name).min_players})
+    state = _at(game, 5, False)
+    before = (state.history(), state.legal_actions(), state.current_player(), state.ludoteca_state.to_json())
+    copies = [state.clone(), pickle.loads(pickle.dumps(state)), game.deserialize_state(state.serialize())]
+    rng = random.Random(2)
+    for other in copies:
+        other.apply_action(other.legal_actions()[0])
+        while not other.is_terminal() and not other.is_chance_node():
+            other.apply_action(rng.choice(other.legal_actions()))
+        assert other.history()[:len(before[0])] == before[0] and len(other.history()) > len(before[0])
+    assert (state.history(), state.legal_actions(), state.current_player(),
+            state.ludoteca_state.to_json()) == before
+    assert state.move_number() == len(before[0])
+    history = state.history()
+    history.append(0)  # the caller's list, not the state's
+    assert state.history() == before[0]
+
+
+@pytest.mark.parametrize("name", ludoteca.GAMES)
+def test_numpy_actions_are_played_and_recorded_as_ints(name):
+    """RL code hands actions over as numpy integers: played like the int, the history holds ints."""
+    game = pyspiel.load_game(f"ludoteca_{name}", {"players": ludoteca.game_class(name).min_players})
+    state, twin = _at(game, 7, False), _at(game, 7, False)
+    action = state.legal_actions()[-1]
+    state.apply_action(np.int64(action))
+    twin.apply_action(action)
+    assert state.history() == twin.history() and all(type(a) is int for a in state.history())
+    assert state.ludoteca_state.to_json() == twin.ludoteca_state.to_json()
+    with pytest.raises(ValueError):
+        twin.apply_action(game.num_distinct_actions() + 5)  # not legal here: refused, nothing played
+    assert twin.history() == state.history()
+
+
+def test_a_c_function_hook_is_wrapped_so_pybind11_calls_it():
+    """pybind11 takes a C function found under a hook's name for its own C++ method (and would call
+    the pure virtual): an engine built without Cython's ``binding`` gives such methods, so they are
+    wrapped; a Cython or Python bound method is an override as it is."""
+    items = [3, 1]
+    wrapped = los._hook(items.copy)  # a builtin_function_or_method
+    assert wrapped is not items.copy and wrapped() == [3, 1]
+
+    class Engine:
+        def is_terminal(self) -> bool:
+            return True
+
+    engine = Engine()
+    assert los._hook(engine.is_terminal) == engine.is_terminal

@@ -1,10 +1,12 @@
 """TRI's information-set MCTS in C (``games/tri/_ismcts.pxi``, ``compiled.search_hidden``): the search of
 a card choice that hides a battle secret from the seat to move (RULES.md, TRI "Battles": each side knows
-only its own roll; the attacker's card is secret until the reveal).
+only its own roll; the attacker's card is secret until the reveal), and of every other decision of
+``strong`` (one world: the position).
 
 It answers a legal card and leaves the position alone, the same answer for the same seed, the same answer
 whatever the hidden values really are (it never reads them: a perfect-information search on the same
-positions does change its answer), plays the only card that can win a battle, and refuses bad worlds.
+positions does change its answer), plays the only card that can win a battle, and refuses bad worlds; it
+searches a position hiding nothing as its own world, and expands the heuristic's choice first.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 import ludoteca
 from ludoteca.agents.base import make_agent
 from ludoteca.core.chance import random_action
-from ludoteca.games.tri import A_CARD, D_CARD, TriState
+from ludoteca.games.tri import A_CARD, D_CARD, TriState, heuristic
 from ludoteca.games.tri import compiled as tri_compiled
 
 pytestmark = [pytest.mark.compiled, pytest.mark.skipif(not tri_compiled.available(),
@@ -160,3 +162,58 @@ def test_bad_worlds_and_positions_are_refused() -> None:
         chance.apply_action(chance.legal_actions()[0])
     with pytest.raises(ValueError, match="player is to move"):
         tri_compiled.search_hidden(chance, 10, 0.7, 10, 1)
+
+
+def _move_decisions(players: int, seed: int, wanted: int) -> list[TriState]:
+    """Decisions where the seat to move sees everything (placing, expanding, attacking, teleporting),
+    with a choice, met in seeded heuristic games."""
+    game = ludoteca.load_game("tri", players=players)
+    rng = random.Random(seed)
+    agents = [make_agent("heuristic", seed=seed + k) for k in range(players)]
+    out: list[TriState] = []
+    while len(out) < wanted:
+        s = game.new_initial_state()
+        while not s.is_terminal() and len(out) < wanted:
+            if s.is_chance_node():
+                s.apply_action(random_action(s, rng))
+                continue
+            p = s.current_player()
+            if s.worlds(p) is None and len(s.legal_actions()) > 1 and rng.random() < 0.2:
+                found = s.clone()
+                assert isinstance(found, TriState)
+                out.append(found)
+            s.apply_action(agents[p].step(s))
+    return out
+
+
+def test_a_position_hiding_nothing_is_searched_as_its_own_world() -> None:
+    """Where the seat to move sees everything (``worlds(seat)`` is None), ``strong``'s search is the
+    information-set search over one world, the position itself (so the card choices of the battles in
+    its tree are still made by each side from what it sees, RULES.md TRI "Battles"): a legal action,
+    the position left alone, the same answer for the same seed."""
+    for i, s in enumerate(_move_decisions(2, seed=11, wanted=12)):
+        before = s.to_json()
+        action = tri_compiled.search(s, 200, 0.7, 10, seed=i)
+        assert action in s.legal_actions() and s.to_json() == before
+        assert action == tri_compiled.search_hidden(s, 200, 0.7, 10, seed=i) == tri_compiled.search(s, 200, 0.7, 10, i)
+
+
+def test_a_search_of_one_simulation_plays_what_the_heuristic_tries_first() -> None:
+    """The search expands a node's actions best first, as ``mcts`` does: with one simulation it plays
+    the cheap ranking's best candidate at a move and the card model's card at a card choice (the
+    heuristic's own choices, whatever the seed); expanding at random (``ordered=False``) would often
+    play another action."""
+    moves = _move_decisions(2, seed=5, wanted=20)
+    cards = _card_choices(2, seed=5, wanted=20)
+    differ = 0
+    for i, s in enumerate(moves + cards):
+        core = tri_compiled.CompiledState.from_state(s)._c
+        if i >= len(moves) and core.model_card() >= 0:
+            expected = core.model_card()
+        else:
+            expected = heuristic.candidates(s, tri_compiled.PRUNE)[0]
+        for seed in (i, i + 100):
+            assert tri_compiled.search_hidden(s, 1, 0.7, 10, seed) == expected
+        differ += any(tri_compiled.search_hidden(s, 1, 0.7, 10, seed, ordered=False) != expected
+                      for seed in range(4))
+    assert differ >= 10

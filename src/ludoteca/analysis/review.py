@@ -4,7 +4,9 @@ For every decision of the record: the mover's expected result after the move pla
 best move found, the loss (their difference, never below 0) and a label by :data:`THRESHOLDS`. For
 every chance outcome: its luck for each seat, the expected result after it minus the expected
 result before it (the mean over the outcomes, weighted by their probabilities), so the luck of a
-chance node's outcomes sums to zero in expectation. The figures come from an
+chance node's outcomes sums to zero in expectation (exactly where the node is weighed outcome by
+outcome; a deal of tile after tile is estimated by coupled completions, :func:`completions`, whose
+noise cancels between consecutive estimates). The figures come from an
 :mod:`~ludoteca.analysis.evaluators` evaluator (exact where the game is solved, else a search over
 what the seat to move could see). The three moments that decided the game: the three steps that
 moved the winner's expected result the most (a mistake of the loser, a blunder of the winner, a
@@ -37,7 +39,11 @@ MOST_WEIGHED = 36
 """Most positions weighed for one chance node's expectation, over chance nodes in a row (two dice)."""
 COMPLETIONS = 32
 """Coupled completions that estimate the expectation at a chance node too wide or too deep to weigh
-outcome by outcome (:func:`completions`)."""
+outcome by outcome (:func:`completions`); a node met inside a weighed expectation with probability
+``p`` gets ``p`` times as many (at least one)."""
+LEFT_OVER = 0.25
+"""A chance node is weighed outcome by outcome when at most this share of its probability is left to
+completions below it (:func:`weighable`)."""
 
 Memo = dict[tuple[int, str], list[float]]
 """Expected results at chance nodes already estimated, by evaluator and position (one analysis's)."""
@@ -123,36 +129,40 @@ def decision(evaluator: Evaluator, state: State, action: Action) -> tuple[float,
     return played, values[best_action], best_action
 
 
-def weighable(state: State, budget: int = MOST_WEIGHED, levels: int = CHANCE_DEPTH) -> bool:
-    """Whether the expectation at chance node ``state`` is taken outcome by outcome, exactly: at most
-    :data:`WEIGHED_OUTCOMES` outcomes, chance nodes in a row at most ``levels`` deep, at most ``budget``
-    positions weighed in all (a die: yes; two dice: yes; a deal of tile after tile: no). A function of
-    the position alone, so a position's expected result is the same wherever it is asked for."""
+def _left_over(state: State, budget: int, levels: int) -> float:
+    """The probability that a chance node's outcomes, weighed one by one down to ``levels`` chance
+    nodes in a row and ``budget`` positions, leave a chance node that is not weighed."""
     outcomes = state.chance_outcomes()
     if levels <= 0 or len(outcomes) > min(WEIGHED_OUTCOMES, budget):
-        return False
+        return 1.0
     share = budget // len(outcomes)
-    for outcome, _p in outcomes:
+    left = 0.0
+    for outcome, p in outcomes:
         after = state.clone()
         after.apply_unchecked(outcome)
-        if after.is_chance_node() and not weighable(after, share, levels - 1):
-            return False
-    return True
+        if after.is_chance_node():
+            left += p * _left_over(after, share, levels - 1)
+    return left
+
+
+def weighable(state: State) -> bool:
+    """Whether the expectation at chance node ``state`` is taken outcome by outcome: at most
+    :data:`WEIGHED_OUTCOMES` outcomes, and weighing them down to :data:`CHANCE_DEPTH` chance nodes in a
+    row and :data:`MOST_WEIGHED` positions leaves at most :data:`LEFT_OVER` of the probability to
+    estimate by completions (a die: yes; two dice: yes; a roll that may be rolled again: yes; a deal
+    of tile after tile: no). A function of the position alone."""
+    return _left_over(state, MOST_WEIGHED, CHANCE_DEPTH) <= LEFT_OVER
 
 
 _MASK = (1 << 64) - 1
 
 
-def _uniform(*words: int) -> float:
-    """A number in (0, 1) that is a fixed function of ``words`` (SplitMix64's finalizer of their mix)."""
-    x = 0x9E3779B97F4A7C15
-    for w in words:
-        x = ((x ^ (w & _MASK)) * 0xBF58476D1CE4E5B9 + 0x94D049BB133111EB) & _MASK
-        x ^= x >> 31
+def _mix(x: int, word: int) -> int:
+    """SplitMix64's finalizer of ``x`` combined with ``word``: 64 well-mixed bits."""
+    x = ((x ^ (word & _MASK)) * 0xBF58476D1CE4E5B9 + 0x94D049BB133111EB) & _MASK
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
-    x ^= x >> 31
-    return ((x >> 11) + 0.5) / (1 << 53)
+    return x ^ (x >> 31)
 
 
 def coupled_outcome(outcomes: Sequence[tuple[Action, float]], seed: int, chain: int, repeat: int) -> Action:
@@ -162,22 +172,26 @@ def coupled_outcome(outcomes: Sequence[tuple[Action, float]], seed: int, chain: 
     drawn with its probability (the exponential race, the Gumbel-max trick), and the same chain
     draws almost the same outcomes from a position and from the position one outcome later (a tile
     dealt): common random numbers, so the difference of two estimates carries little of their noise."""
-    m = len(outcomes)
+    node = _mix(_mix(_mix(_mix(0x9E3779B97F4A7C15, seed), chain), len(outcomes)), repeat)
     best, best_key = outcomes[0][0], math.inf
     for outcome, p in outcomes:
         if p > 0:
-            key = -math.log(_uniform(seed, chain, outcome, m, repeat)) / p
+            u = ((_mix(node, outcome) >> 11) + 0.5) / (1 << 53)
+            key = -math.log(u) / p
             if key < best_key:
                 best, best_key = outcome, key
     return best
 
 
-def completions(evaluator: Evaluator, state: State, count: int = COMPLETIONS) -> list[float]:
-    """Each seat's expected result at chance node ``state`` estimated by ``count`` completions: each
-    plays the chance nodes from ``state`` to the next decision with :func:`coupled_outcome` (chain
-    ``i``) and takes the evaluator's values there; their mean. Unbiased, reproducible, and coupled:
-    the luck of an outcome (a difference of two such estimates) keeps little of their noise."""
+def completions(evaluator: Evaluator, state: State, count: int | None = None) -> list[float]:
+    """Each seat's expected result at chance node ``state`` estimated by ``count`` (default
+    :data:`COMPLETIONS`) completions: completion ``i`` plays the chance nodes from ``state`` to the
+    next decision with :func:`coupled_outcome` (chain ``i``) and takes the evaluator's values there,
+    its search drawing from stream ``i`` (common random numbers); their mean. Unbiased, reproducible,
+    and coupled: the luck of an outcome (a difference of two such estimates) keeps little of their
+    noise."""
     seed = int(getattr(evaluator, "seed", 0))
+    count = COMPLETIONS if count is None else count
     total = [0.0] * state.num_players
     for chain in range(count):
         walk = state.clone()
@@ -195,39 +209,77 @@ def completions(evaluator: Evaluator, state: State, count: int = COMPLETIONS) ->
 
 def expected(evaluator: Evaluator, state: State, memo: Memo | None = None) -> list[float]:
     """Each seat's expected result at any position: a decision's values; at a chance node the mean
-    over its outcomes weighted by their probabilities, outcome by outcome where :func:`weighable`,
-    else estimated by :func:`completions`. ``memo`` keeps the chance nodes' figures (one analysis's)."""
+    over its outcomes weighted by their probabilities, outcome by outcome where :func:`weighable`
+    (:func:`weighed`), else estimated by :data:`COMPLETIONS` :func:`completions`. ``memo`` keeps the
+    figures of the chance nodes estimated by completions (one analysis's)."""
     if state.is_terminal():
         return state.returns()
     if not state.is_chance_node():
         return evaluator.values(state)
+    if weighable(state):
+        return weighed(evaluator, state)
     key = (id(evaluator), json.dumps(state.to_json(), sort_keys=True, default=str)) if memo is not None else None
     if key is not None and memo is not None and key in memo:
         return list(memo[key])
-    if weighable(state):
-        total = [0.0] * state.num_players
-        for outcome, p in state.chance_outcomes():
-            after = state.clone()
-            after.apply_unchecked(outcome)
-            for i, v in enumerate(expected(evaluator, after, memo)):
-                total[i] += p * v
-    else:
-        total = completions(evaluator, state)
+    total = completions(evaluator, state)
     if key is not None and memo is not None:
         memo[key] = list(total)
     return total
 
 
-def luck(evaluator: Evaluator, state: State, outcome: Action, memo: Memo | None = None) -> tuple[list[float], list[float]]:
-    """(luck per seat, values after) of chance ``outcome`` at ``state``: each seat's expected result
-    after it minus the expected result before it (:func:`expected`: the mean over the node's
-    outcomes), both with the evaluator of chance positions. Where the node is weighed outcome by
-    outcome the luck of its outcomes sums to zero exactly; elsewhere in expectation."""
-    evaluator = evaluator.for_chance()
-    before = expected(evaluator, state, memo)
+def weighed(evaluator: Evaluator, state: State) -> list[float]:
+    """The expectation at a :func:`weighable` chance node: the mean of :func:`below` its outcomes,
+    weighted by their probabilities."""
+    outcomes = state.chance_outcomes()
+    total = [0.0] * state.num_players
+    for outcome, p in outcomes:
+        for i, v in enumerate(below(evaluator, state, outcome, len(outcomes), p)):
+            total[i] += p * v
+    return total
+
+
+def below(evaluator: Evaluator, state: State, outcome: Action, breadth: int, weight: float,
+          depth: int = 1) -> list[float]:
+    """Each seat's expected result after ``outcome`` inside the expectation of a weighed chance node
+    (``breadth`` positions weighed above, reached with probability ``weight``, ``depth`` chance nodes
+    in a row): a decision's values; a chance node weighed on, outcome by outcome, within
+    :data:`CHANCE_DEPTH` and :data:`MOST_WEIGHED`; beyond, ``weight`` times :data:`COMPLETIONS`
+    completions (at least one)."""
     after = state.clone()
     after.apply_unchecked(outcome)
-    got = expected(evaluator, after, memo)
+    if after.is_terminal():
+        return after.returns()
+    if not after.is_chance_node():
+        return evaluator.values(after)
+    outcomes = after.chance_outcomes()
+    if depth >= CHANCE_DEPTH or len(outcomes) > WEIGHED_OUTCOMES or breadth * len(outcomes) > MOST_WEIGHED:
+        return completions(evaluator, after, max(1, round(COMPLETIONS * weight)))
+    total = [0.0] * state.num_players
+    for o, p in outcomes:
+        for i, v in enumerate(below(evaluator, after, o, breadth * len(outcomes), weight * p, depth + 1)):
+            total[i] += p * v
+    return total
+
+
+def luck(evaluator: Evaluator, state: State, outcome: Action,
+         memo: Memo | None = None) -> tuple[list[float], list[float]]:
+    """(luck per seat, values after) of chance ``outcome`` at ``state``: each seat's expected result
+    after it minus the expected result before it (the mean over the node's outcomes), both with the
+    evaluator of chance positions. At a :func:`weighable` node, before is :func:`weighed` and after
+    is :func:`below` the outcome, so the luck of its outcomes sums to zero exactly; elsewhere both are
+    :func:`expected` (completions), so the luck of chance events in a row adds up to the change of
+    one estimate: their noise does not pile up, and the luck sums to zero in expectation."""
+    evaluator = evaluator.for_chance()
+    if weighable(state):
+        outcomes = state.chance_outcomes()
+        before = weighed(evaluator, state)
+        p = next((q for o, q in outcomes if o == outcome), 0.0)
+        got = below(evaluator, state, outcome, len(outcomes), p)
+    else:
+        before = expected(evaluator, state, memo)
+        after = state.clone()
+        after.apply_unchecked(outcome)
+        got = expected(evaluator, after, memo)
     return [got[i] - before[i] for i in range(state.num_players)], got
 
 

@@ -65,10 +65,9 @@ from __future__ import annotations
 
 import functools
 import json
-import operator
 import random
 from collections.abc import Callable, Mapping
-from types import ModuleType
+from types import BuiltinMethodType, ModuleType
 from typing import Any
 
 try:
@@ -80,16 +79,14 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "install them with: pip install 'ludoteca[openspiel]'"
     ) from exc
 
-from ludoteca.core.compiled import CompiledView, compiled_copy
 from ludoteca.core.constants import CHANCE
 from ludoteca.core.game import Game, State
 from ludoteca.core.options import Option
 from ludoteca.interop.encoding import Encoder, make_encoder
+from ludoteca.interop.spiel_position import Position, restore_position
 from ludoteca.registry import GAMES, game_class, load_game
 
 PREFIX = "ludoteca_"
-
-_TOKEN_HIDDEN = "?"
 
 SENTINELS: dict[type, Any] = {int: 0, float: 0.0, str: ""}
 """The value of an OpenSpiel parameter that means "the ludoteca default", by the type of that
@@ -177,169 +174,6 @@ def max_game_length(game: Game) -> int:
     return (per_turn(game) if per_turn is not None else 1) * (limit + 1)
 
 
-# --- hidden information -------------------------------------------------------------------
-
-def _sees_everything(state: State) -> bool:
-    """True when no seat has anything hidden from it now (every secret so far is revealed)."""
-    return all(state.worlds(seat) is None for seat in range(state.num_players))
-
-
-class _Position:
-    """Holds the engine state and the history; cheap to copy (OpenSpiel's clone).
-
-    A game without hidden information plays on its compiled engine when it is built and plays
-    the game's options (``core.compiled.compiled_copy``: the same actions, outcomes and returns);
-    ``play`` is what answers the hot questions (the compiled copy's ``CState``, else the Python
-    state: the same method names and answers) and
-    :attr:`state` the Python state, rebuilt from the compiled one when asked (observations,
-    strings, rendering).
-
-    The history is a list of ints (``actions``, one per applied action, chance included: appending
-    allocates nothing an int id does not already have), beside it, for a game with hidden
-    information, who saw each action (``seen``) and the reveals (``reveals``: at the index of
-    the action that revealed them, the secret actions it revealed). Who saw each action comes
-    from the game: the event of the action (``to``: the seats that may see it, None for
-    everyone). Secrets pending are revealed by an action with a public event besides its own after
-    which no seat has anything hidden any more (``state.worlds(seat)`` is None for every seat)."""
-
-    __slots__ = ("_state", "_state_at", "actions", "cache", "fast", "game", "hidden", "origin", "play", "reveals",
-                 "secrets", "seen")
-
-    def __init__(self, state: State, origin: dict[str, Any] | None = None) -> None:
-        self.game = state.game
-        self.origin = origin
-        self.hidden = state.game.has_hidden_information()
-        self.fast: CompiledView[Any, Any] | None = None if self.hidden else compiled_copy(state)
-        self._state: State | None = state
-        self._state_at = 0
-        """The length of the history :attr:`_state` is the position of (compiled play moves on)."""
-        self.play: Any = self.fast._c if self.fast is not None else state
-        self.actions: list[int] = []
-        self.seen: list[frozenset[int] | None] = []
-        """Who saw each action (the Python engine only: the compiled one plays no secrets)."""
-        self.reveals: dict[int, tuple[int, ...]] = {}
-        # the secret actions since the last reveal, oldest first
-        self.secrets: tuple[int, ...] = ()
-        # info-state text per seat, with the length of the history it describes
-        self.cache: dict[int | None, tuple[int, str]] = {}
-
-    @property
-    def state(self) -> State:
-        """The Python state of this position (rebuilt from the compiled copy after it moved)."""
-        if self.fast is None:
-            assert self._state is not None
-            return self._state
-        state = self._state
-        if state is None or self._state_at != len(self.actions):
-            state = self._state = self.fast.to_state()
-            self._state_at = len(self.actions)
-        return state
-
-    @property
-    def moves(self) -> int:
-        return len(self.actions)
-
-    def apply(self, action: int) -> None:
-        action = operator.index(action)  # an int (numpy's too); TypeError for anything else
-        if self.fast is not None:  # no hidden information: every action is public
-            if not self.play.play(action):
-                self.fast.apply_action(action)  # raises IllegalActionError, saying why
-            self.actions.append(action)
-            return
-        state = self.state
-        events = state.apply_action(action)
-        seen = events[0].to
-        if self.hidden and (self.secrets or seen is not None):
-            # a secret is revealed by a later public event carrying it (core.events), so only an
-            # action with a public event besides its own may reveal: then ask every seat
-            if any(e.to is None for e in events[1:]) and _sees_everything(state):
-                self.reveals[len(self.actions)] = (*self.secrets, action)
-                self.secrets = ()
-            elif seen is not None:
-                self.secrets = (*self.secrets, action)
-        self.actions.append(action)
-        self.seen.append(seen)
-
-    def entries(self, start: int = 0) -> list[tuple[int, frozenset[int] | None, tuple[int, ...] | None]]:
-        """``(action, seats that saw it or None, revealed actions or None)`` from index ``start`` on."""
-        seen, reveals = self.seen, self.reveals
-        return [(a, seen[i] if seen else None, reveals.get(i)) for i, a in enumerate(self.actions[start:], start)]
-
-    def _since_reveal(self) -> list[tuple[int, frozenset[int] | None, tuple[int, ...] | None]]:
-        """Entries after the last reveal, oldest first."""
-        return self.entries(max(self.reveals, default=-1) + 1)
-
-    def info_state(self, seat: int | None) -> str:
-        """The history as ``seat`` saw it. Built incrementally: the text of an earlier prefix of
-        this history is extended (the history is append-only and a token never changes)."""
-        done, text = self.cache.get(seat, (0, None))
-        tokens = []
-        for action, viewer, revealed in self.entries(done):
-            tok = str(action) if viewer is None or seat in viewer else _TOKEN_HIDDEN
-            if revealed is not None:
-                tok += "=" + ",".join(map(str, revealed))
-            tokens.append(tok)
-        if text is None:
-            if self.origin is not None:  # a state built from a position: what seat saw of it
-                start = self.state.game.state_from_json(self.origin)
-                text = "from " + json.dumps(start.observation(seat), separators=(",", ":"))
-            else:
-                text = ""
-        if tokens:
-            text = text + " " + " ".join(tokens) if text else " ".join(tokens)
-        self.cache[seat] = (len(self.actions), text)
-        return f"seat {seat}: {text}" if self.hidden else text
-
-    def copy(self) -> _Position:
-        """An independent copy (the history's lists copied, the engine state cloned)."""
-        new = _Position.__new__(_Position)
-        new.game = self.game
-        new.fast = fast = None if self.fast is None else self.fast.clone()
-        if fast is not None:
-            new._state, new._state_at, new.play = None, 0, fast._c
-        else:
-            assert self._state is not None
-            new._state = new.play = self._state.clone()
-            new._state_at = 0
-        new.origin = self.origin
-        new.hidden = self.hidden
-        new.secrets = self.secrets
-        new.actions = self.actions[:]
-        new.seen = self.seen[:]
-        new.reveals = dict(self.reveals)
-        new.cache = dict(self.cache)
-        return new
-
-    def __deepcopy__(self, memo: dict) -> _Position:
-        return self.copy()
-
-    def __reduce__(self) -> tuple:
-        game = self.game
-        return (_restore_position, (game.name, game.record_options(), self.origin, self.actions[:]))
-
-
-_GAME_CACHE: dict[str, Game] = {}
-
-
-def _cached_game(name: str, options: Mapping[str, Any]) -> Game:
-    key = name + json.dumps(options, sort_keys=True, default=str)
-    game = _GAME_CACHE.get(key)
-    if game is None:
-        if len(_GAME_CACHE) > 64:
-            _GAME_CACHE.clear()
-        game = _GAME_CACHE[key] = load_game(name, **options)
-    return game
-
-
-def _restore_position(name: str, options: dict[str, Any], origin: dict[str, Any] | None,
-                      actions: list[int]) -> _Position:
-    game = _cached_game(name, options)
-    pos = _Position(game.state_from_json(origin) if origin is not None else game.new_initial_state(), origin)
-    for action in actions:
-        pos.apply(action)
-    return pos
-
-
 # --- observers ----------------------------------------------------------------------------
 
 class LudotecaObserver:
@@ -373,6 +207,16 @@ class LudotecaObserver:
 
 # --- game and state -----------------------------------------------------------------------
 
+def _hook(method: Callable[[], Any]) -> Callable[[], Any]:
+    """``method`` as an override of one of OpenSpiel's C++ ``State`` hooks (C++ asks for it by name:
+    ``current_player``, ``is_terminal``, ``chance_outcomes``). pybind11 takes an attribute that is
+    a C function (``builtin_function_or_method``: a compiled class's method built without Cython's
+    ``binding``) for its own C++ function, not an override, and would call the pure virtual: such
+    a method is wrapped in a partial. Anything else (a Cython function's bound method, a Python
+    method) is an override as it is, and the cheapest call."""
+    return functools.partial(method) if isinstance(method, BuiltinMethodType) else method
+
+
 class LudotecaState(pyspiel.State):
     """An OpenSpiel state wrapping a ludoteca state (``ludoteca_state``).
 
@@ -380,7 +224,7 @@ class LudotecaState(pyspiel.State):
     ``legal_actions``, ``chance_outcomes``, ``apply_action``, ``returns``, ``history``,
     ``move_number``) answer here, without a round trip through OpenSpiel's C++ ``State`` (which
     calls back into Python for each of them); OpenSpiel's C++ algorithms call the ``_``-hooks
-    below. Either way the history is the position's (``_Position``), so both agree.
+    below. Either way the history is the position's (``Position``), so both agree.
 
     The position is the one attribute in the instance's ``__dict__`` (``_pos``), which OpenSpiel's
     C++ ``Clone`` and serialisation copy; setting it also fills the slots the hot methods read
@@ -390,30 +234,27 @@ class LudotecaState(pyspiel.State):
     __slots__ = ("__dict__", "_acts", "_fast", "_p", "_play", "chance_outcomes", "current_player", "is_chance_node",
                  "is_terminal")
 
-    def __init__(self, game: LudotecaGame, pos: _Position | None = None) -> None:
+    def __init__(self, game: LudotecaGame, pos: Position | None = None) -> None:
         super().__init__(game)
-        self._pos = pos if pos is not None else _Position(game.ludoteca_game.new_initial_state())
+        self._pos = pos if pos is not None else Position(game.ludoteca_game.new_initial_state())
 
     @property
-    def _pos(self) -> _Position:
+    def _pos(self) -> Position:
         return self._p  # type: ignore[no-any-return]
 
     @_pos.setter
-    def _pos(self, pos: _Position) -> None:
+    def _pos(self, pos: Position) -> None:
         self.__dict__["_pos"] = pos
         self._p = pos
         self._play = pos.play
         self._fast = pos.fast is not None
         self._acts = pos.actions
         play = pos.play
-        # the engine's own methods answer, without a Python frame of ours: is_chance_node is no hook
-        # of OpenSpiel's C++ State (which asks current_player); the hooks' (C++ calls them by name)
-        # are wrapped in a partial, which pybind11 takes for a Python override (a bare method of
-        # a compiled class it would take for its own C++ function, and call the pure virtual)
+        # the engine's own methods answer, without a Python frame of ours (see _hook)
         self.is_chance_node = play.is_chance_node
-        self.is_terminal = functools.partial(play.is_terminal)
-        self.current_player = functools.partial(play.current_player)
-        self.chance_outcomes = functools.partial(play.chance_outcomes)
+        self.is_terminal = _hook(play.is_terminal)
+        self.current_player = _hook(play.current_player)
+        self.chance_outcomes = _hook(play.chance_outcomes)
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its game and position (which pickle as their parameters and history)."""
@@ -494,7 +335,7 @@ class LudotecaState(pyspiel.State):
                 return float(probability_sampler())
         else:
             draw = random.random
-        new = LudotecaState(game, _Position(
+        new = LudotecaState(game, Position(
             pos.state.game.state_from_json(pos.origin) if pos.origin is not None
             else pos.state.game.new_initial_state(), pos.origin))
         for i, (action, viewer, _) in enumerate(entries):
@@ -543,7 +384,7 @@ class LudotecaGame(pyspiel.Game):
                 full[key] = to_text(g)
         super().__init__(_game_type(cls, g.has_hidden_information()), info, full)
         self._encoder: Encoder | None = None
-        self._start: _Position | None = None
+        self._start: Position | None = None
 
     @property
     def encoder(self) -> Encoder:
@@ -555,12 +396,12 @@ class LudotecaGame(pyspiel.Game):
         """The start of a game, or (given its canonical JSON, a dict or text) any position."""
         if position is None:  # a copy of the first position (OpenSpiel's clone starts with one too)
             if self._start is None:
-                self._start = _Position(self.ludoteca_game.new_initial_state())
+                self._start = Position(self.ludoteca_game.new_initial_state())
             return LudotecaState(self, self._start.copy())
         if isinstance(position, str):
             position = json.loads(position)
         data = dict(position)
-        return LudotecaState(self, _Position(self.ludoteca_game.state_from_json(data), data))
+        return LudotecaState(self, Position(self.ludoteca_game.state_from_json(data), data))
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> LudotecaObserver:
         return LudotecaObserver(self, iig_obs_type, params)
@@ -570,7 +411,11 @@ class LudotecaGame(pyspiel.Game):
         return (_load_pickled, (self.GAME_NAME, self._params))
 
 
-def _unpickle_state(game: LudotecaGame, pos: _Position) -> LudotecaState:
+_restore_position = restore_position
+"""The name pickles of positions written by earlier versions load."""
+
+
+def _unpickle_state(game: LudotecaGame, pos: Position) -> LudotecaState:
     return LudotecaState(game, pos)
 
 

@@ -438,6 +438,10 @@ include "../../core/_cstate.pxi"
 
 # --- the Python face --------------------------------------------------------------------------
 
+cdef tuple _ROLL_OUTCOMES = tuple([(d, 1.0 / 6.0) for d in range(1, 7)])
+"""The die's outcomes at every roll (the same floats as the Python engine's), built once: a copy per call."""
+
+
 cdef class CState(_CStateBase):
     """A TOHM position in C. Build it with :meth:`load` (the wrapper does: ``compiled.py``)."""
 
@@ -524,4 +528,4 @@ cdef class CState(_CStateBase):
     def chance_outcomes(self):
         if self.s.phase != P_ROLL:
             return []
-        return [(d, 1.0 / 6.0) for d in range(1, 7)]
+        return list(_ROLL_OUTCOMES)

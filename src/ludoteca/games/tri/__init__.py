@@ -224,7 +224,7 @@ class TriGame(Game):
     score_name = "units"
     counters = COUNTERS
     agent_defaults = {"mcts": {"iterations": 400, "cap": 10, "rollout": "heuristic", "prune": 8},
-                      "strong": {"iterations": 300, "c": 0.7, "cap": 10}}
+                      "strong": {"iterations": 350, "c": 0.7, "cap": 10}}
     compiled_part = "compiled"
     rules_notes = "docs/rules/tri.md"
     catalogue_order = 2

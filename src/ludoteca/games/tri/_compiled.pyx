@@ -1265,12 +1265,13 @@ cdef class CState(_CStateBase):
         return out
 
     def ismcts(self, worlds, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True,
-               bint policy=True, bint card_model=False, int prune=0, bint ordered=False):
+               bint policy=True, bint card_model=False, int prune=0, bint ordered=True):
         """The information-set MCTS (``_ismcts.pxi``) for the seat to move, over its ``worlds``:
         ``[(attacker_roll, defender_roll, attacker_card, weight)]`` (None for what is not decided), the
         battle secrets of ``TriState.worlds(seat)``; this position's own secrets are never read. The
         action played; ``evaluate``, ``policy``, ``card_model`` and ``prune`` as :meth:`search_root`;
-        ``last_stats`` as :meth:`search`."""
+        ``ordered`` expands each node's untried actions best first (else at random); ``last_stats`` as
+        :meth:`search`."""
         if _player(&self.g, &self.s) < 0:
             raise ValueError("the search needs a position where a player is to move")
         if iterations < 0 or cap < 0 or c < 0 or prune < 0:

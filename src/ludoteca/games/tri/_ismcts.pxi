@@ -1,8 +1,10 @@
-# TRI's information-set Monte-Carlo tree search in C (Cython include file): the search of a position
-# that hides a battle secret from the seat to move (``TriState.worlds(seat)`` is not None: a card
-# choice), without reading that secret. ``_compiled.pyx`` includes it after ``core/_mcts.pxi`` (it
-# reuses that file's node pool, ``_Node`` / ``_Tree`` / ``_tree_node`` / ``_untried``) and reaches it
-# through ``CState.ismcts``; ``compiled.search`` calls it for such positions.
+# TRI's information-set Monte-Carlo tree search in C (Cython include file): the search of every TRI
+# decision of ``strong`` — a position that hides a battle secret from the seat to move
+# (``TriState.worlds(seat)`` is not None: a card choice), without reading that secret, and a position
+# hiding nothing from it (one world: the position), whose tree still lets no seat see another's
+# secret. ``_compiled.pyx`` includes it after ``core/_mcts.pxi`` (it reuses that file's node pool,
+# ``_Node`` / ``_Tree`` / ``_tree_node`` / ``_untried``) and reaches it through ``CState.ismcts``;
+# ``compiled.search`` calls it for every decision.
 #
 # The algorithm is ``agents/mcts.py``'s for hidden information (Cowling, Powley & Whitehouse 2012,
 # information-set MCTS with one tree per seat):
@@ -22,8 +24,11 @@
 #   is a further edge in every seat's tree, keyed by the revealed values, so every node of a tree
 #   holds positions with the same legal actions (hands are public; what follows a battle is
 #   known once it is revealed);
-# * decisions: the seat to move expands one untried action of its own node (uniformly, as
-#   ``_untried``), else picks the child maximising ``w/n + c*sqrt(ln N / n)``; chance is sampled
+# * decisions: the seat to move expands one untried action of its own node — with ``ordered`` the
+#   first untried one of the node's list (best first by the cheap ranking where pruned; the card
+#   model's card first at a card choice: ``_is_first_untried``), as ``mcts`` expands its candidates
+#   best first; without it one at random (``_untried``) — else picks the child maximising
+#   ``w/n + c*sqrt(ln N / n)``; chance is sampled
 #   with the engine's probabilities; every seat's tree follows (or grows) the edge it observes;
 # * rollouts, pruning and the leaf evaluation are the compiled search's (``_policy``, ``g.prune_k``,
 #   ``_value``); ``g.cards_by_model`` (optional) makes card choices below the root play the card

@@ -124,9 +124,17 @@ on a determinized world a branching choice would see the other side's secret car
 best-respond to it (a clairvoyant opponent makes every attack look worse than it is)."""
 
 HIDDEN = "ismcts"
-"""How :func:`search` plays a position hiding a battle secret from the seat to move: ``"ismcts"``, the
-information-set MCTS in C (:func:`search_hidden`), or ``"determinized"``, the earlier root
-determinization (``worlds`` worlds, root visits added up; measured weaker: docs/strength.md)."""
+"""How :func:`search` plays a decision: ``"ismcts"``, the information-set MCTS in C (:func:`search_hidden`)
+for every decision, the positions where the seat to move sees everything included (one world: the
+position itself; below the root each seat still sees only what it observes, so no card choice in the
+tree best-responds to a secret), or ``"determinized"``, the earlier search (the compiled MCTS where the
+seat sees everything, a root determinization at a hidden card choice: ``worlds`` worlds, root visits
+added up; measured weaker: docs/strength.md)."""
+
+ORDERED = True
+"""Whether :func:`search_hidden` expands a node's untried actions best first (the cheap ranking's order,
+the card model's card first at a card choice), as ``mcts`` does, rather than uniformly at random
+(measured stronger at the same budget: docs/strength.md)."""
 
 SEARCHES_HIDDEN_INFORMATION = True
 """Declared to ``strong``: :func:`search` reads only what the seat to move may know, and at a battle's
@@ -158,11 +166,11 @@ def search(state: TriState, iterations: int, c: float, cap: int, seed: int, eval
     up per action; the most visited action is played (ties: the better mean, then the smaller id).
     With ``card_model`` no choice inside a world's tree reads that world's secrets (the card choices
     below the root follow the card model); without it they are clairvoyant. That is
-    ``hidden_search="determinized"``; the default, ``"ismcts"`` (:data:`HIDDEN`), plays such a position
+    ``hidden_search="determinized"``; the default, ``"ismcts"`` (:data:`HIDDEN`), plays every decision
     with :func:`search_hidden` instead (``worlds`` and ``card_model`` do not apply to it)."""
     seat = state.current_player()
     hidden = state.worlds(seat) if seat >= 0 else None
-    if hidden is not None and hidden_search == "ismcts":
+    if seat >= 0 and hidden_search == "ismcts":
         return search_hidden(state, iterations, c, cap, seed, evaluate, prune, heuristic_rollouts)
     core = CompiledState.from_state(state)._c if hidden is None and seat >= 0 else None  # one conversion
     only = _candidates(state, prune, core) if seat >= 0 else None
@@ -193,14 +201,17 @@ def search(state: TriState, iterations: int, c: float, cap: int, seed: int, eval
 
 
 def search_hidden(state: TriState, iterations: int, c: float, cap: int, seed: int, evaluate: bool = True,
-                  prune: int = PRUNE, heuristic_rollouts: bool = HEURISTIC_ROLLOUTS, card_model: bool = False) -> int:
+                  prune: int = PRUNE, heuristic_rollouts: bool = HEURISTIC_ROLLOUTS, card_model: bool = False,
+                  ordered: bool = ORDERED) -> int:
     """The action the information-set MCTS in C (``_ismcts.pxi``) plays from ``state`` for the seat to
     move (``state`` unchanged): one tree per seat over what that seat observes, every simulation on a
     world of ``state.worlds(seat)`` drawn by its weight (the Python ``mcts``'s sampler), ``iterations``
     simulations with constant ``c``, rollouts of at most ``cap`` actions (the light policy with
     ``heuristic_rollouts``) scored by the heuristic's evaluation when cut short, ``prune`` candidates at
     every decision outside a battle below the root; ``card_model`` makes card choices below the root
-    play the card model's card instead of being searched. Seeded: the same seed, the same action. It
+    play the card model's card instead of being searched; ``ordered`` expands untried actions best first
+    (:data:`ORDERED`). A position hiding nothing from the seat is its one world. Seeded: the same seed,
+    the same action. It
     never reads what the seat cannot see: the compiled position is built from one of the worlds, and
     the worlds differ only in the seat's unknowns (so the answer is the same whatever they really are).
     RuntimeError when the compiled engine cannot play this game; ValueError at a chance node or at the end."""
@@ -219,7 +230,7 @@ def search_hidden(state: TriState, iterations: int, c: float, cap: int, seed: in
     assert isinstance(first, TriState)
     core = CompiledState.from_state(first)._c
     return int(core.ismcts(worlds, iterations, c, cap, seed & SEED_MASK, evaluate, heuristic_rollouts,
-                           card_model, max(0, prune)))
+                           card_model, max(0, prune), ordered))
 
 
 def _candidates(state: TriState, prune: int, core: Any = None) -> list[int] | None:

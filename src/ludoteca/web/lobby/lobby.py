@@ -323,7 +323,8 @@ class Lobby:
             raise WebError(Code.BAD_OPTIONS, "these options cannot be stored") from None
         await self.db(self.repo.create_table, data)
         if pace.turn_based(settings):
-            await self.db(self.deadlines.store.create, data.id, players, now, hook, rematch_of)
+            await self.db(self.deadlines.store.create, data.id, players, now, hook, rematch_of,
+                          (account.id if account is not None else None, sit))
         table = await self.build(Table, self, data)
         self.tables[table.id] = table
         if self.cluster is not None:

@@ -23,7 +23,8 @@ claimed deadline, or between a move's commit and its row's update, leaves a row 
 that arms the row, the game's end in the one that finishes it, a reminder or a claimable win in the one
 that claims it (``Notifier.write``). A worker that stops before that transaction leaves the row behind the
 table, and the repair that arms it stores the notice then: told once, never lost. A live table's notices
-are handed to the notifier after the commit (``Notifier.notify``).
+are handed to the notifier after the commit (``Notifier.notify``); those a worker killed in between lost are
+told by the repair rounds of the worker that plays the table next (live_notices.py).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from ludoteca.i18n import LANGUAGES
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.master import pace, pace_timeouts
 from ludoteca.web.master.listeners import Change
+from ludoteca.web.master.live_notices import LiveNotices
 from ludoteca.web.master.master import AI, HUMAN, OVER, PLAYING
 from ludoteca.web.master.pace_timeouts import CLAIMED, TIMED_OUT
 from ludoteca.web.notices.events import Notice, Notifier, NullNotifier
@@ -93,6 +95,7 @@ class Deadlines:
         self._pending: set[asyncio.Future[Any]] = set()
         self._firing: set[str] = set()
         """The tables whose deadline a round of this worker is firing now (rounds overlap)."""
+        self.live = LiveNotices(self)
 
     # --- the listener ------------------------------------------------------------------------------
     def changed(self, table: Table, change: Change) -> None:
@@ -307,6 +310,8 @@ class Deadlines:
             for table_id in await self._db(self.store.stale, now, GRACE):
                 if table_id not in self._firing:
                     await self._repair(table_id)
+        if self.rounds % REPAIR_EVERY == 1 or REPAIR_EVERY <= 1:
+            await self.live.repair(starting=self.rounds == 1)  # live tables' notices a killed worker lost
         self._unload_idle()
 
     def _order(self, rows: list[Deadline]) -> list[Deadline]:

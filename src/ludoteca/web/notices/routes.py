@@ -15,7 +15,8 @@ For the logged-in account (else 401 ``not_logged_in``); errors in the request's 
   ``{"endpoint"}``;
 - ``POST /notices/unsubscribe?token=…``: RFC 8058's one-click unsubscribe (no log-in: the token is signed),
   and the page ``GET /notices/unsubscribe?token=…`` that asks before doing it;
-- ``GET /account``: the account page; ``GET /sw.js``: the service worker that shows pushes.
+- ``GET /account``: the account page; ``GET /sw.js``: the service worker that shows pushes;
+- ``POST /api/tables/<id>/webhook``: a turn-based table's own webhook, for its creator (table_hook.py).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ludoteca.web.accounts.sessions import Account, current_account
 from ludoteca.web.errors import Code, WebError
 from ludoteca.web.languages import request_language
 from ludoteca.web.lobby.lobby import lobby_of, read_json
-from ludoteca.web.notices import mail, texts
+from ludoteca.web.notices import mail, table_hook, texts
 from ludoteca.web.notices.prefs import Prefs, checked_choices
 from ludoteca.web.notices.service import VERIFY_FOR, NoticeService
 from ludoteca.web.notices.webhook import check_url
@@ -46,6 +47,7 @@ VERIFY_EVERY = 30.0
 
 log = logging.getLogger("ludoteca.notices")
 router = APIRouter()
+router.include_router(table_hook.router)  # POST /api/tables/<id>/webhook: a table's webhook, for its creator
 
 
 def service_of(request: Request) -> NoticeService:

@@ -65,6 +65,8 @@ deadlines_t = Table(
     Column("misses", Text, nullable=False),
     Column("over", Boolean, nullable=True),
     Column("missed_seq", Integer, nullable=True),
+    Column("creator_account", Integer, nullable=True),
+    Column("creator_seat", Integer, nullable=True),
     Index("ludo_deadlines_due", "fired", "due"),
     Index("ludo_deadlines_remind", "reminded", "remind_at"),
 )
@@ -73,7 +75,9 @@ seat is, due after :data:`AI_GRACE`: if the AI has not played by then, a worker 
 plays), until when, each seat's reserve
 (JSON list of seconds) and missed moves (JSON list of counts); ``missed_seq``: the action count whose
 miss was counted last (a deadline fired again at the same ``seq`` counts no second miss); ``over``: the
-game's end was handled (its notices stored; null on rows older than the column: never repaired)."""
+game's end was handled (its notices stored; null on rows older than the column: never repaired);
+``creator_account`` / ``creator_seat``: who made the table (their account, the seat they took at creation),
+the only one who may see or change the table's webhook (web/notices/table_hook.py; both null: nobody)."""
 
 Then = Callable[[Connection, "Deadline"], None]
 """Work done in the transaction that changes a row (the notices it owes stored), given the row after it."""
@@ -145,15 +149,23 @@ class DeadlineStore:
             return {r.table_id: _row(r) for r in rows}
 
     def create(self, table_id: str, players: int, now: float, hook: tuple[str, str] | None = None,
-               hook_of: str | None = None) -> None:
+               hook_of: str | None = None, creator: tuple[int | None, int | None] = (None, None)) -> None:
         """The row of a new turn-based table: nobody to move yet (``seq`` -1: the start, at ``seq`` 0 when
         the game opens without a chance outcome, is still a turn to arm). ``hook``: the table's webhook
-        and its language; ``hook_of``: a table whose webhook it takes (the game it is a rematch of)."""
+        and its language; ``hook_of``: a table whose webhook it takes (the game it is a rematch of);
+        ``creator``: the creator's account and the seat they took (each None when none; a rematch made by
+        the server keeps the creator of the game it follows: the players keep their seats and tokens)."""
         with self.engine.begin() as conn:
+            if creator == (None, None) and hook_of is not None:
+                before = conn.execute(select(deadlines_t.c.creator_account, deadlines_t.c.creator_seat)
+                                      .where(deadlines_t.c.table_id == hook_of)).first()
+                if before is not None:
+                    creator = (before.creator_account, before.creator_seat)
             conn.execute(insert(deadlines_t).values(
                 table_id=table_id, seq=-1, seat=None, ai=False, armed_at=now, due=None, remind_at=None,
                 reminded=False, fired=False, fired_at=None, reserves=json.dumps([0.0] * players),
-                misses=json.dumps([0] * players), over=False))
+                misses=json.dumps([0] * players), over=False, creator_account=creator[0],
+                creator_seat=creator[1]))
             if hook is None and hook_of is not None:
                 found = conn.execute(select(table_hooks_t.c.url, table_hooks_t.c.lang)
                                      .where(table_hooks_t.c.table_id == hook_of)).first()
@@ -318,6 +330,28 @@ class DeadlineStore:
             if then is not None:
                 then(conn, row)
             return True
+
+    def creator(self, table_id: str) -> tuple[int | None, int | None] | None:
+        """The account and the seat of a turn-based table's creator (each None when none); None: no row."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(deadlines_t.c.creator_account, deadlines_t.c.creator_seat)
+                               .where(deadlines_t.c.table_id == table_id)).first()
+        return (row.creator_account, row.creator_seat) if row is not None else None
+
+    def hook(self, table_id: str) -> str | None:
+        """The table's webhook (None: none)."""
+        with self.engine.connect() as conn:
+            url = conn.execute(select(table_hooks_t.c.url).where(table_hooks_t.c.table_id == table_id)).scalar()
+        return str(url) if url is not None else None
+
+    def set_hook(self, table_id: str, hook: tuple[str, str] | None, now: float) -> None:
+        """Replace the table's webhook by ``hook`` (its URL, its language), or remove it (None): the notices
+        not sent yet go to the new one, or are dropped (web/notices/service.py reads it when sending)."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(table_hooks_t).where(table_hooks_t.c.table_id == table_id))
+            if hook is not None:
+                conn.execute(insert(table_hooks_t).values(table_id=table_id, url=hook[0], lang=hook[1],
+                                                          created_at=now))
 
     def forget(self, table_id: str) -> None:
         with self.engine.begin() as conn:

@@ -47,6 +47,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.schema import CreateColumn
 
+from ludoteca.web.repository.indexes import add_missing_indexes
+
 SCHEMA_TRIES = 10
 """Tries at creating the tables while another process creates them too."""
 TABLE_MODULES: tuple[str, ...] = (
@@ -193,8 +195,8 @@ attempts_t = Table(
 
 
 def create_schema(engine: Engine) -> None:
-    """Create the missing tables (those of :data:`TABLE_MODULES` too) and the missing nullable
-    columns, retrying while another process creates them at the same moment."""
+    """Create the missing tables (those of :data:`TABLE_MODULES` too), the missing nullable
+    columns and the missing indexes (indexes.py), retrying while another process creates them at the same moment."""
     for module in TABLE_MODULES:
         importlib.import_module(module)
     for attempt in range(SCHEMA_TRIES):
@@ -208,6 +210,7 @@ def create_schema(engine: Engine) -> None:
                 raise
             time.sleep(0.05 * (attempt + 1))
     _add_missing_columns(engine)
+    add_missing_indexes(engine, metadata)
 
 
 def _add_missing_columns(engine: Engine) -> None:

@@ -1,7 +1,9 @@
 // A turn-based table (web/master/pace.py): its time per move, the time left to the player to move (the server's
-// deadline, GET /api/tables/<id>/pace), each seat's reserve when the table has one, and "Claim the win" for the opponent of a player whose time ran out.
+// deadline, GET /api/tables/<id>/pace), each seat's reserve when the table has one, "Claim the win" for the opponent of a player whose time ran out,
+// and, for the table's creator only, its club webhook (table-hook.js).
 import {api, getSeat, h} from "./common.js";
 import {t} from "./i18n.js";
+import {askHook, hookPart} from "./table-hook.js";
 import {timeLeft} from "./time-left.js";
 import {$, S, names, tableId, toast} from "./table-state.js";
 
@@ -41,7 +43,8 @@ function render() {
   if (pace.claimable && mine && S.msg && S.msg.you !== null && S.msg.you !== undefined && S.msg.you !== pace.seat) {
     lines.push(h("button", {class: "primary", id: "claim-win", onclick: claim}, t("Claim the win")));
   }
-  box.replaceChildren(...lines);
+  const hook = hookPart(); // the creator's club webhook (table-hook.js)
+  box.replaceChildren(...lines, ...(hook ? [hook] : []));
 }
 
 async function claim() {
@@ -64,6 +67,7 @@ export async function showPace(m) {
     } catch { /* the next update asks again */ }
   }
   render();
+  askHook(render);
 }
 
 setInterval(() => { if (pace && pace.pace === "turn-based") render(); }, 30_000);
