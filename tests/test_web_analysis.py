@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -172,3 +174,231 @@ def test_a_stopping_worker_gives_its_claims_back(repos: list[Repository]) -> Non
         assert analyses.claim(repo, "stopping", lease=300, now=100.0) == table_id
         assert analyses.release(repo, "stopping") == 1
         assert analyses.claim(repo, "next", lease=300, now=101.0) == table_id  # at once, not in 300 s
+
+
+# --- below live play: the gate pauses the analysis while live play needs the CPU ------------------------
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Timers:
+    """The gate's timer, fired by hand: ``(delay, fn)`` pairs."""
+
+    def __init__(self) -> None:
+        self.armed: list[tuple[float, Any]] = []
+
+    def __call__(self, delay: float, fn: Any) -> Any:
+        self.armed.append((delay, fn))
+        return self
+
+    def cancel(self) -> None:
+        self.armed.clear()
+
+    def fire(self) -> None:
+        armed, self.armed = self.armed, []
+        for _delay, fn in armed:
+            fn()
+
+
+class _Pool:
+    def __init__(self) -> None:
+        self.running = True
+        self.calls: list[str] = []
+
+    def pause(self) -> None:
+        self.running = False
+        self.calls.append("pause")
+
+    def resume(self) -> None:
+        self.running = True
+        self.calls.append("resume")
+
+
+def _gate(quiet: float = 1.0) -> tuple[Any, _Clock, _Timers, _Pool]:
+    from ludoteca.web.analysis.gate import Gate
+
+    clock, timers, pool = _Clock(), _Timers(), _Pool()
+    gate = Gate(quiet, clock=clock, schedule=timers)
+    gate.attach(pool)
+    return gate, clock, timers, pool
+
+
+def test_an_ai_move_pauses_the_analysis_until_live_play_is_quiet() -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ludoteca.web.master.ai import AIRunner
+
+    async def scenario() -> None:
+        gate, clock, timers, pool = _gate(quiet=1.0)
+        release = threading.Event()
+        with ThreadPoolExecutor(1) as threads:
+            runner = AIRunner(workers=1, executor=threads)
+            runner.watchers.append(gate.searches)
+            move = asyncio.ensure_future(runner.run("t1", release.wait, 5.0))
+            await asyncio.sleep(0)
+            assert not pool.running  # paused before the search could start
+            clock.now += 60.0
+            timers.fire()
+            assert not pool.running  # however long the AI thinks
+            release.set()
+            assert await move is True
+            await asyncio.sleep(0)
+            assert not pool.running  # its move is being committed and broadcast: still paused
+            clock.now += 0.5
+            timers.fire()
+            assert not pool.running and timers.armed  # 0.5 s of quiet: not yet
+            clock.now += 0.5
+            timers.fire()
+            assert pool.running and pool.calls == ["pause", "resume"]  # paused once, resumed once
+            runner.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_tables_actions_keep_the_analysis_paused_until_a_quiet_second() -> None:
+    from ludoteca.web.analysis.service import AnalysisService
+
+    async def scenario(repo: Repository) -> None:
+        gate, clock, timers, pool = _gate(quiet=1.0)
+        service = AnalysisService(repo, "w", gate=gate)
+        change = type("Change", (), {"ended": False, "local": True})()
+        for _ in range(5):  # an action every 0.6 s: never a quiet second
+            service.changed(None, change)
+            clock.now += 0.6
+            timers.fire()
+            assert not pool.running
+        clock.now += 0.4
+        timers.fire()
+        assert pool.running and pool.calls == ["pause", "resume"]
+        await gate.wait_open()
+
+    repo = Repository("sqlite://")
+    asyncio.run(scenario(repo))
+    repo.close()
+
+
+def test_a_paused_analysis_keeps_its_claim_and_finishes_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ludoteca.web.analysis import service as service_module
+
+    repo = Repository(f"sqlite:///{tmp_path / 'claim.sqlite3'}")
+    _table(repo, "paused")
+    started, release = threading.Event(), threading.Event()
+
+    def slow_analysis(data: dict[str, Any], iterations: int | None = None) -> dict[str, Any]:
+        started.set()
+        release.wait(30)
+        return {"steps": [], "data": data}
+
+    monkeypatch.setattr(service_module, "analyse_record", slow_analysis)
+    lease = 0.3
+
+    async def scenario() -> None:
+        gate, clock, timers, pool = _gate(quiet=1.0)
+        renewed = asyncio.Event()
+        renewals: list[float] = []
+
+        async def db(fn: Any, *args: Any) -> Any:
+            out = await asyncio.get_running_loop().run_in_executor(None, lambda: fn(*args))
+            if fn is analyses.renew:
+                renewals.append(time.time())
+                renewed.set()
+            return out
+
+        with ThreadPoolExecutor(1) as threads:
+            service = service_module.AnalysisService(repo, "me", records=lambda _id: {"record": 1}, db=db,
+                                                     lease=lease, executor=threads, gate=gate)
+            service.start()
+            await service.request("paused")
+            await asyncio.get_running_loop().run_in_executor(None, started.wait, 30)
+            claimed_at = time.time()
+            gate.action()  # live play: paused (the pool's processes would be stopped)
+            assert not pool.running
+            while not renewals or renewals[-1] < claimed_at + lease:  # the first lease ran out: renewed
+                renewed.clear()
+                await asyncio.wait_for(renewed.wait(), 30)
+            assert analyses.claim(repo, "thief", lease=lease) is None  # nobody takes the game over
+            release.set()
+            while service.done == 0:
+                await asyncio.sleep(0.01)
+            await service.stop()
+        row = analyses.get(repo, "paused")
+        assert row is not None and row.status == analyses.READY and row.result == {"steps": [], "data": {"record": 1}}
+
+    asyncio.run(scenario())
+    repo.close()
+
+
+def _state(pid: int) -> str:
+    """A process's state letter from /proc (T: stopped; gone: '')."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return text[text.rindex(")") + 2]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+def test_the_pool_is_stopped_while_paused_and_shutdown_resumes_and_ends_it(tmp_path: Path) -> None:
+    from ludoteca.web.analysis.service import AnalysisService
+
+    repo = Repository(f"sqlite:///{tmp_path / 'stop.sqlite3'}")
+
+    async def scenario() -> None:
+        gate, clock, timers, _pool = _gate(quiet=1.0)
+        service = AnalysisService(repo, "w", gate=gate)
+        service.start()
+        executor = service._executor
+        assert executor is not None
+        child = await asyncio.get_running_loop().run_in_executor(executor, os.getpid)  # the pool's process
+        assert _state(child) in "RS"
+        gate.action()
+        assert _state(child) == "T"  # stopped: no CPU at all
+        clock.now += 1.0
+        timers.fire()
+        assert _state(child) in "RS"
+        gate.action()
+        assert _state(child) == "T"
+        processes = list(getattr(executor, "_processes", {}).values())
+        await service.stop()  # resumed, then ended: a stopped process would not hear SIGTERM
+        for process in processes:
+            process.join(20)
+            assert process.exitcode is not None
+
+    asyncio.run(scenario())
+    repo.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent's death signal is Linux's")
+def test_a_paused_analysis_process_dies_with_a_crashed_server(tmp_path: Path) -> None:
+    import subprocess
+
+    server = (
+        "import os, signal, sys, time\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "import multiprocessing\n"
+        "from ludoteca.web.analysis.work import lower_priority\n"
+        "if __name__ == '__main__':\n"
+        "    pool = ProcessPoolExecutor(1, initializer=lower_priority, initargs=(os.getpid(),),\n"
+        "                               mp_context=multiprocessing.get_context('spawn'))\n"
+        "    child = pool.submit(os.getpid).result(60)\n"
+        "    os.kill(child, signal.SIGSTOP)\n"
+        "    print(child, flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"  # a crash: no clean-up at all
+    )
+    script = tmp_path / "server.py"
+    script.write_text(server)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=90)
+    child = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 20
+    while _state(child) not in ("", "Z"):  # gone (or a zombie waiting to be reaped): not stopped forever
+        assert time.monotonic() < deadline, f"the stopped analysis process {child} outlived its server"
+        time.sleep(0.05)

@@ -124,7 +124,8 @@ def test_the_rematch_keeps_its_creator(tmp_path: Path) -> None:
         assert client.post(f"/api/tables/{table}/claim", json={"token": tokens[1 - row.seat]}).status_code == 200
         again = client.post(f"/api/tables/{table}/rematch", json={"token": tokens[1]})  # Bob asks first
         assert again.status_code == 200, again.text
-        rematch = again.json()["id"]
-        assert client.post(f"/api/tables/{table}/rematch", json={"token": tokens[0]}).json()["id"] == rematch
-        assert ask(client, rematch, token=tokens[0]) == {"webhook": {"host": "127.0.0.1"}}  # Ann made the first
-        assert ask(client, rematch, 403, token=tokens[1])["code"] == "bad_token"
+        rematch, bob = again.json()["id"], again.json()["token"]
+        ann = client.post(f"/api/tables/{table}/rematch", json={"token": tokens[0]}).json()
+        assert ann["id"] == rematch and ann["seat"] == 0  # each keeps their seat, with a new token
+        assert ask(client, rematch, token=ann["token"]) == {"webhook": {"host": "127.0.0.1"}}  # Ann made the first
+        assert ask(client, rematch, 403, token=bob)["code"] == "bad_token"

@@ -11,7 +11,9 @@ rules' return (1 a win, a share of a shared win, 0 a loss).
 correlation of ``Y`` and ``L`` over every (game, seat) of the variant (the R² of the least-squares
 line of ``Y`` on ``L``). 0: the dice never tell who wins; 1: they alone do. The rest is the players'
 decisions and the estimates' noise (where the game is not solved the expected results are a search's
-estimates, :data:`ITERATIONS` simulations a position). The interval: a percentile bootstrap over the
+estimates, :func:`budget` simulations a position; a deal of tile after tile is estimated by the
+analysis's coupled completions, whose luck over a run of chance events adds up to the change of one
+estimate, so the noise does not pile up with the number of events). The interval: a percentile bootstrap over the
 games (:data:`RESAMPLES` resamples, seeded). The idea of luck as the change of expected result at a
 chance event is GNU Backgammon's (its "luck rate"); measuring how much of the outcome chance explains
 follows Duersch, Lambrecht and Oechssler, "Measuring skill and chance in games" (European Economic

@@ -6,8 +6,11 @@
   queued once whoever asks how often; every worker of the server claims rows from it, a row once, and
   a killed worker's claim expires after :data:`LEASE` seconds (a live one renews it).
 * :class:`AnalysisService` runs at most ``processes`` analyses at once in a process pool whose
-  processes run at the lowest CPU priority (work.py); the event loop only awaits them, so an action
-  or an AI move never waits for an analysis.
+  processes run at the lowest CPU priority (work.py) and are stopped outright while live play needs
+  the CPU (gate.py: an AI search running, or a table's change in the last :data:`gate.QUIET` seconds);
+  the event loop only awaits them, so an action or an AI move never waits for an analysis. A paused
+  analysis keeps its claim (the event loop renews it), and a runner claims a new table only when the
+  pool may run.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
+from ludoteca.web.analysis.gate import Gate, SignalledProcesses, pool_pids
 from ludoteca.web.analysis.work import analyse_record, lower_priority
 from ludoteca.web.repository import analyses
 from ludoteca.web.repository.store import Repository
@@ -44,12 +50,13 @@ class AnalysisService:
     """Claims queued tables and analyses them in a pool of ``processes`` low-priority processes.
 
     ``records(table_id)`` gives a finished table's record as JSON (None: no such finished table); it
-    runs off the event loop (the lobby's build thread). ``db(fn, *args)`` runs a storage call."""
+    runs off the event loop (the lobby's build thread). ``db(fn, *args)`` runs a storage call. ``gate``
+    pauses the pool while live play needs the CPU (made here unless given; setup.py connects it)."""
 
     def __init__(self, repo: Repository, worker: str, mode: str = DEFAULT_MODE, processes: int = 1,
                  records: Callable[[str], Any] | None = None, db: Callable[..., Any] | None = None,
                  lease: float = LEASE, poll: float = POLL, executor: Executor | None = None,
-                 iterations: int | None = None) -> None:
+                 iterations: int | None = None, gate: Gate | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"analysis mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.repo = repo
@@ -62,6 +69,8 @@ class AnalysisService:
         self.poll = poll
         self.iterations = iterations
         self._executor = executor
+        self.gate = gate if gate is not None else Gate()
+        self._processes: SignalledProcesses | None = None
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Future[None]] = []
         self._queueing: set[asyncio.Future[None]] = set()
@@ -85,8 +94,15 @@ class AnalysisService:
             return
         analyses.ensure(self.repo)
         if self._executor is None:
+            # the processes are spawned by the thread that submits work, the event loop's: they die
+            # with it (work.die_with), paused or not
             self._executor = ProcessPoolExecutor(max_workers=self.processes, initializer=lower_priority,
+                                                 initargs=(os.getpid(),),
                                                  mp_context=multiprocessing.get_context("spawn"))
+        if hasattr(signal, "SIGSTOP"):
+            executor = self._executor
+            self._processes = SignalledProcesses(lambda: pool_pids(executor))
+            self.gate.attach(self._processes)
         self._tasks = [asyncio.ensure_future(self._run()) for _ in range(self.processes)]
 
     async def stop(self) -> None:
@@ -98,6 +114,10 @@ class AnalysisService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks = []
+        if self._processes is not None:  # a stopped process would not even hear its end
+            self.gate.detach(self._processes)
+            self._processes = None
+        self.gate.close()
         if self._executor is not None:
             # an analysis can run for a minute: its process is ended, not awaited, and the table it
             # was analysing goes back to the queue (the next worker or start takes it)
@@ -118,8 +138,10 @@ class AnalysisService:
         return queued
 
     def changed(self, table: Any, change: Any) -> None:
-        """A table committed a change (a listener of every table: master/listeners.py): in mode
-        ``all``, a game that just ended on this worker is queued."""
+        """A table committed a change (a listener of every table: master/listeners.py): live play
+        needs the CPU (the gate pauses the pool); in mode ``all``, a game that just ended on this
+        worker is queued."""
+        self.gate.action()
         if self.mode != ALL or not change.ended or not change.local or self._closing:
             return
         task = asyncio.ensure_future(self._queue_quietly(table.id))
@@ -138,6 +160,7 @@ class AnalysisService:
     # --- the runners ------------------------------------------------------------------------------------
     async def _run(self) -> None:
         while not self._closing:
+            await self.gate.wait_open()  # a new analysis starts only when live play leaves the CPU
             try:
                 table_id = await self.db(analyses.claim, self.repo, self.worker, self.lease)
             except Exception:
@@ -158,8 +181,10 @@ class AnalysisService:
             if data is not None:
                 assert self._executor is not None
                 started = time.perf_counter()
-                result = await asyncio.get_running_loop().run_in_executor(
+                running = asyncio.get_running_loop().run_in_executor(
                     self._executor, analyse_record, data, self.iterations)
+                self.gate.refresh()  # a process the pool spawned for it, while paused, is paused too
+                result = await running
                 log.info("table %s analysed in %.1f s", table_id, time.perf_counter() - started)
         except asyncio.CancelledError:
             raise  # stopping: the claim expires and another worker (or the next start) takes it

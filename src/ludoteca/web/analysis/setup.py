@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ludoteca.web.analysis.gate import QUIET, Gate
 from ludoteca.web.analysis.service import DEFAULT_MODE, AnalysisService
 
 
 def for_lobby(lobby: Any, worker: str, mode: str = DEFAULT_MODE, processes: int = 1,
-              iterations: int | None = None) -> AnalysisService:
+              iterations: int | None = None, quiet: float = QUIET) -> AnalysisService:
     """The service of ``lobby`` (web/lobby/lobby.py): records read through the lobby (a finished
     table's, built in its build thread), storage calls in its storage thread, and a listener of
-    every table (a game's end queues it in mode ``all``). Start it once the lobby has started."""
+    every table (every change pauses the analysis for ``quiet`` seconds, gate.py; a game's end queues
+    it in mode ``all``); the lobby's AI runner pauses it while a search runs. Start it once the lobby
+    has started."""
 
     async def record(table_id: str) -> dict[str, Any] | None:
         table = await lobby.get(table_id)
@@ -21,9 +24,10 @@ def for_lobby(lobby: Any, worker: str, mode: str = DEFAULT_MODE, processes: int 
         return data
 
     service = AnalysisService(lobby.repo, worker, mode=mode, processes=processes, records=record,
-                              db=lobby.db, iterations=iterations)
+                              db=lobby.db, iterations=iterations, gate=Gate(quiet))
     if service.enabled:
         lobby.table_listeners.append(service)
+        lobby.ai.watchers.append(service.gate.searches)
     return service
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import multiprocessing
 import random
 from collections import OrderedDict, deque
@@ -28,6 +29,8 @@ from ludoteca.agents.ladder import level_summary
 from ludoteca.core.game import Action, Game, State
 from ludoteca.core.i18n import N_
 from ludoteca.registry import load_game
+
+log = logging.getLogger("ludoteca.web")
 
 LEVELS: tuple[str, ...] = ("random", *ladder_levels.LEVELS)
 """The levels every game offers, weakest first: ``random`` (any legal move, instantaneous:
@@ -158,6 +161,10 @@ class AIRunner:
         self._since_background = 0
         self.peak = 0
         """Most searches that ever ran at once (tests)."""
+        self.watchers: list[Callable[[int], None]] = []
+        """Told the number of searches running whenever it changes, before a search starts (the
+        analysis pauses while live play searches: web/analysis/gate.py)."""
+        self._told = 0
 
     def spec(self, level: str, game: str | None = None) -> str:
         """The agent spec playing ``level`` in ``game``: an override given to the runner, else the
@@ -230,10 +237,12 @@ class AIRunner:
                 return
             self._running += 1
             self.peak = max(self.peak, self._running)
+            self._tell()
             try:
                 done = asyncio.wrap_future(self._executor().submit(job.fn, *job.args))
             except Exception as exc:  # the pool is shut down
                 self._running -= 1
+                self._tell()
                 job.future.set_exception(exc)
                 continue
             done.add_done_callback(functools.partial(self._finished, job))
@@ -248,6 +257,17 @@ class AIRunner:
             else:
                 job.future.set_result(done.result())
         self._dispatch()
+        self._tell()
+
+    def _tell(self) -> None:
+        if self._running == self._told:
+            return
+        self._told = self._running
+        for watcher in self.watchers:
+            try:
+                watcher(self._running)
+            except Exception:
+                log.exception("an AI runner's watcher failed")
 
     def close(self) -> None:
         for queue in self._queues.values():

@@ -5,7 +5,8 @@ its own), the data read and written in records.py; accounts and sessions in acco
 
 A table is rebuilt by replaying its actions, so the actions are the source of truth. Every
 statement is built with SQLAlchemy Core (compiled once and cached by SQLAlchemy), so the same
-code runs on every database.
+code runs on every database; one exception, the server's hot path on SQLite: a move's two
+statements run through the DB-API cursor (:meth:`Repository._append_direct`).
 
 :class:`Repository` is synchronous. :class:`GroupCommit` (group_commit.py) is its asynchronous
 front for the server's hot path: appends that arrive while a commit runs are committed together in
@@ -19,7 +20,7 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     and_,
@@ -37,6 +38,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ludoteca.web.codec import dumps as _dumps_fast
 from ludoteca.web.hub.leases import FencedOut, check_fences
+from ludoteca.web.repository import direct
 from ludoteca.web.repository.account_store import AccountStore, name_key
 from ludoteca.web.repository.deadlines import deadlines_t
 from ludoteca.web.repository.group_commit import GroupCommit
@@ -85,11 +87,6 @@ _ADVANCE = (
     .values(n_actions=bindparam("n_actions"), updated_at=bindparam("now"))
 )
 """The usual end of an append: the table's action count and time (one executemany per batch)."""
-_INSERT_ACTION_SQL = (f"INSERT INTO {actions_t.name} (table_id, seq, seat, action, created_at) "
-                      "VALUES (?, ?, ?, ?, ?)")
-_ADVANCE_SQL = f"UPDATE {tables_t.name} SET n_actions = ?, updated_at = ? WHERE id = ?"
-"""SQLite's usual append (:meth:`Repository._append_direct`): the two statements above as the
-DB-API cursor runs them, without SQLAlchemy's execution around each (the server's hot path)."""
 _TAKE_SEAT = (
     update(seats_t)
     .where(seats_t.c.table_id == bindparam("t_id"), seats_t.c.seat == bindparam("t_seat"), seats_t.c.kind == OPEN)
@@ -203,7 +200,7 @@ class Repository(AccountStore):
         or the database's integrity error): nothing is stored."""
         now = time.time()
         conn = self._writer_connection()
-        if self.dialect == "sqlite" and all(_bare(req) for req in batch):
+        if self.dialect == "sqlite" and all(direct.bare(req) for req in batch):
             self._append_direct(conn, batch, now)
             return
         rows = [
@@ -229,21 +226,11 @@ class Repository(AccountStore):
             raise
 
     def _append_direct(self, conn: Connection, batch: list[AppendRequest], now: float) -> None:
-        """SQLite, a batch that only adds actions (the usual move): the two statements of
-        :meth:`_append` through the DB-API connection, in one transaction; the same errors."""
-        raw: sqlite3.Connection = conn.connection.driver_connection  # type: ignore[assignment]
+        """SQLite, a batch that only adds actions (the usual move): its two statements through
+        the DB-API connection (direct.py), in one transaction; the same errors as :meth:`_append`."""
         try:
-            cur = raw.cursor()
-            cur.executemany(_INSERT_ACTION_SQL, [
-                (req.table_id, req.first_seq + k, seat, _dumps_fast(action), now)
-                for req in batch for k, (seat, action) in enumerate(req.actions)])
-            cur.executemany(_ADVANCE_SQL, [(req.first_seq + len(req.actions), now, req.table_id) for req in batch])
-            if cur.rowcount != len(batch):
-                raise Conflict("a table of this batch is no longer stored")
-            raw.commit()
+            direct.append(cast(sqlite3.Connection, conn.connection.driver_connection), batch, now)
         except BaseException as exc:
-            with contextlib.suppress(Exception):
-                raw.rollback()
             self._drop_writer()
             if isinstance(exc, sqlite3.IntegrityError):  # an action already stored at one of these seqs
                 raise Conflict(f"another worker stored the table's next action first ({type(exc).__name__})") \
@@ -489,11 +476,6 @@ def pace_of(settings: str | None) -> dict[str, Any]:
     if isinstance(data, dict) and data.get("pace") == "turn-based":
         return {"pace": "turn-based", "move_time": data.get("move_time")}
     return {"pace": "live"}
-
-
-def _bare(req: AppendRequest) -> bool:
-    """An append of actions alone: no seat, notice or lease's fence, nothing about the status."""
-    return _plain(req) and not req.seats and not req.replace and not req.notes and req.fence is None
 
 
 def _plain(req: AppendRequest) -> bool:
