@@ -302,7 +302,7 @@ def test_a_paused_analysis_keeps_its_claim_and_finishes_after(tmp_path: Path, mo
     lease = 0.3
 
     async def scenario() -> None:
-        gate, clock, timers, pool = _gate(quiet=1.0)
+        gate, _clock, _timers, pool = _gate(quiet=1.0)
         renewed = asyncio.Event()
         renewals: list[float] = []
 
@@ -346,6 +346,14 @@ def _state(pid: int) -> str:
     return text[text.rindex(")") + 2]
 
 
+def _until_state(pid: int, states: str) -> None:
+    """Wait until the process's state is one of ``states`` (a signal is delivered a moment later)."""
+    deadline = time.monotonic() + 20
+    while _state(pid) not in states or not _state(pid):
+        assert time.monotonic() < deadline, f"process {pid} stayed {_state(pid)!r}, not one of {states!r}"
+        time.sleep(0.01)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
 def test_the_pool_is_stopped_while_paused_and_shutdown_resumes_and_ends_it(tmp_path: Path) -> None:
     from ludoteca.web.analysis.service import AnalysisService
@@ -361,12 +369,12 @@ def test_the_pool_is_stopped_while_paused_and_shutdown_resumes_and_ends_it(tmp_p
         child = await asyncio.get_running_loop().run_in_executor(executor, os.getpid)  # the pool's process
         assert _state(child) in "RS"
         gate.action()
-        assert _state(child) == "T"  # stopped: no CPU at all
+        _until_state(child, "T")  # stopped: no CPU at all
         clock.now += 1.0
         timers.fire()
-        assert _state(child) in "RS"
+        _until_state(child, "RS")
         gate.action()
-        assert _state(child) == "T"
+        _until_state(child, "T")
         processes = list(getattr(executor, "_processes", {}).values())
         await service.stop()  # resumed, then ended: a stopped process would not hear SIGTERM
         for process in processes:
