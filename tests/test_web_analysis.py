@@ -410,3 +410,42 @@ def test_a_paused_analysis_process_dies_with_a_crashed_server(tmp_path: Path) ->
     while _state(child) not in ("", "Z"):  # gone (or a zombie waiting to be reaped): not stopped forever
         assert time.monotonic() < deadline, f"the stopped analysis process {child} outlived its server"
         time.sleep(0.05)
+
+
+def test_actions_alone_never_starve_the_analysis_but_an_ai_search_ends_its_slice() -> None:
+    gate, clock, timers, pool = _gate(quiet=1.0)
+    gate.patience, gate.slice = 30.0, 3.0
+    for _ in range(60):  # an action every 0.5 s for 30 s: never a quiet second
+        gate.action()
+        clock.now += 0.5
+        timers.fire()
+    assert pool.running and pool.calls == ["pause", "resume"]  # after 30 s paused, a slice
+    for _ in range(5):  # actions inside the slice leave it running
+        gate.action()
+        assert pool.running
+        clock.now += 0.5
+        timers.fire()
+    gate.action()
+    clock.now += 0.5
+    timers.fire()
+    assert not pool.running  # the slice is over and the tables are still busy
+    for _ in range(10):
+        gate.action()
+        clock.now += 0.5
+        timers.fire()
+    assert not pool.running  # patience counts again from the new pause
+    clock.now += 30.0
+    timers.fire()
+    assert pool.running  # quiet: resumed
+    gate.patience = 1.0
+    gate.action()
+    clock.now += 0.6
+    gate.action()
+    clock.now += 0.6
+    timers.fire()
+    assert pool.running  # a slice again (patience of 1 s)
+    gate.searches(1)
+    assert not pool.running  # an AI search ends the slice at once
+    clock.now += 10.0
+    timers.fire()
+    assert not pool.running

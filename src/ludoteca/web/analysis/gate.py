@@ -11,9 +11,11 @@ analysis processes (``SIGSTOP``: they keep their work, use no CPU, and are resum
   pass without another one (the end of an AI's search counts as one: its move is about to be
   committed and broadcast).
 
-The priority is strict: a server whose tables never leave :data:`QUIET` seconds of calm analyses
-nothing until they do (the queue waits; a claim in hand is renewed all along, service.py). Each worker
-of a server pauses its own pool: its gate sees its own tables and AI moves only.
+An AI search always wins. Table actions alone do not starve the analysis for ever: a pool paused by
+them for :data:`PATIENCE` seconds runs for a :data:`SLICE` of seconds whatever arrives (about a tenth
+of the time on a server whose tables never leave a quiet second), so a busy club's finished games are
+still analysed; an AI search ends the slice at once. A claim in hand is renewed all along
+(service.py). Each worker of a server pauses its own pool: its gate sees its own tables and AI moves only.
 
 :class:`Gate` decides; a :class:`Pausable` (:class:`SignalledProcesses` for a process pool) obeys. The
 gate's clock and timer are injected, so tests drive it without waiting.
@@ -40,6 +42,13 @@ action arrives while the analysis runs: at a table where people think a second o
 most of them find it paused (docs/analysis.md "Below live play")."""
 
 
+PATIENCE = 30.0
+"""Seconds the tables' actions alone may keep the analysis paused before it gets a :data:`SLICE`."""
+
+SLICE = 3.0
+"""Seconds the analysis runs, whatever the tables do (not an AI search), after :data:`PATIENCE`."""
+
+
 class Pausable(Protocol):
     def pause(self) -> None: ...
 
@@ -63,8 +72,12 @@ class Gate:
     called in the server's event loop (a table's listener, the AI runner's callbacks)."""
 
     def __init__(self, quiet: float = QUIET, clock: Callable[[], float] = time.monotonic,
-                 schedule: Schedule = _call_later) -> None:
+                 schedule: Schedule = _call_later, patience: float = PATIENCE, slice_: float = SLICE) -> None:
         self.quiet = quiet
+        self.patience = patience
+        self.slice = slice_
+        self._paused_since = -math.inf
+        self._slice_end = -math.inf
         self.clock = clock
         self._schedule = schedule
         self._pools: list[Pausable] = []
@@ -80,7 +93,9 @@ class Gate:
     # --- what live play tells the gate ---------------------------------------------------------------
     def action(self) -> None:
         """A table's change was committed (or arrived from another worker): pause until quiet."""
-        self._last = self.clock()
+        self._last = now = self.clock()
+        if now < self._slice_end:
+            return  # the analysis's slice: the timer armed for its end looks again
         self._pause()
         self._arm(self.quiet)
 
@@ -88,10 +103,12 @@ class Gate:
         """The AI runner's searches running now (called when the number changes)."""
         if running > 0:
             self._searches = running
+            self._slice_end = -math.inf
             self._pause()
             return
         if self._searches:
             self._searches = 0
+            self._paused_since = self.clock()  # the actions' patience counts from the search's end
             self.action()
 
     # --- the pools --------------------------------------------------------------------------------------
@@ -120,34 +137,50 @@ class Gate:
         """Resume when no search runs and :attr:`quiet` seconds passed since the last change; look
         again later otherwise (the timer calls it; tests call it with their clock moved on)."""
         self._timer = None
+        now = self.clock()
         if not self.paused:
+            if now < self._slice_end:
+                self._arm(self._slice_end - now)
+            elif self._slice_end != -math.inf:  # a slice ends
+                self._slice_end = -math.inf
+                left = self._last + self.quiet - now
+                if left > 0:  # the tables are still busy: paused again
+                    self._pause()
+                    self._arm(left)
             return
         if self._searches:
             return  # the search's end looks again
-        left = self._last + self.quiet - self.clock()
+        left = self._last + self.quiet - now
         if left > 0:
-            self._arm(left)
+            waited = now - self._paused_since
+            if waited >= self.patience:  # the actions alone kept it paused long enough: a slice
+                self._slice_end = now + self.slice
+                self._resume()
+                self._arm(self.slice)
+                return
+            self._arm(min(left, self.patience - waited))
             return
-        self.paused = False
-        for pool in self._pools:
-            self._signal(pool, pause=False)
-        self._open.set()
+        self._resume()
 
     def close(self) -> None:
         """Resume every pool and stop watching (the server stops)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        self._resume()
+
+    # --- inside -----------------------------------------------------------------------------------------
+    def _resume(self) -> None:
         self.paused = False
         for pool in self._pools:
             self._signal(pool, pause=False)
         self._open.set()
 
-    # --- inside -----------------------------------------------------------------------------------------
     def _pause(self) -> None:
         if self.paused:
             return
         self.paused = True
+        self._paused_since = self.clock()
         self.pauses += 1
         self._open.clear()
         for pool in self._pools:
@@ -189,4 +222,4 @@ def pool_pids(executor: Any) -> list[int]:
     return [pid for p in list(processes.values()) if (pid := getattr(p, "pid", None))]
 
 
-__all__ = ["QUIET", "Gate", "Pausable", "SignalledProcesses", "pool_pids"]
+__all__ = ["PATIENCE", "QUIET", "SLICE", "Gate", "Pausable", "SignalledProcesses", "pool_pids"]
