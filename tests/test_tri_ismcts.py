@@ -26,8 +26,11 @@ pytestmark = [pytest.mark.compiled, pytest.mark.skipif(not tri_compiled.availabl
                                                      reason="compiled TRI engine not built (pip install -e .)")]
 
 
-def _card_choices(players: int, seed: int, wanted: int, **options: Any) -> list[TriState]:
-    """Card choices hiding something from the seat to move, met in seeded heuristic games."""
+def _decisions(players: int, seed: int, wanted: int, hidden: bool, share: float = 1.0,
+               **options: Any) -> list[TriState]:
+    """Decisions with a choice met in seeded heuristic games: those hiding something from the seat
+    to move (``hidden``: card choices) or those where it sees everything (placing, expanding,
+    attacking, teleporting), each kept with probability ``share``."""
     game = ludoteca.load_game("tri", players=players, **options)
     rng = random.Random(seed)
     agents = [make_agent("heuristic", seed=seed + k) for k in range(players)]
@@ -39,12 +42,18 @@ def _card_choices(players: int, seed: int, wanted: int, **options: Any) -> list[
                 s.apply_action(random_action(s, rng))
                 continue
             p = s.current_player()
-            if s.worlds(p) is not None and len(s.legal_actions()) > 1:
+            if ((s.worlds(p) is not None) == hidden and len(s.legal_actions()) > 1
+                    and (share >= 1.0 or rng.random() < share)):
                 found = s.clone()
                 assert isinstance(found, TriState)
                 out.append(found)
             s.apply_action(agents[p].step(s))
     return out
+
+
+def _card_choices(players: int, seed: int, wanted: int, **options: Any) -> list[TriState]:
+    """Card choices hiding something from the seat to move, met in seeded heuristic games."""
+    return _decisions(players, seed, wanted, hidden=True, **options)
 
 
 def _worlds(s: TriState) -> list[tuple[int | None, int | None, int | None, float]]:
@@ -165,25 +174,8 @@ def test_bad_worlds_and_positions_are_refused() -> None:
 
 
 def _move_decisions(players: int, seed: int, wanted: int) -> list[TriState]:
-    """Decisions where the seat to move sees everything (placing, expanding, attacking, teleporting),
-    with a choice, met in seeded heuristic games."""
-    game = ludoteca.load_game("tri", players=players)
-    rng = random.Random(seed)
-    agents = [make_agent("heuristic", seed=seed + k) for k in range(players)]
-    out: list[TriState] = []
-    while len(out) < wanted:
-        s = game.new_initial_state()
-        while not s.is_terminal() and len(out) < wanted:
-            if s.is_chance_node():
-                s.apply_action(random_action(s, rng))
-                continue
-            p = s.current_player()
-            if s.worlds(p) is None and len(s.legal_actions()) > 1 and rng.random() < 0.2:
-                found = s.clone()
-                assert isinstance(found, TriState)
-                out.append(found)
-            s.apply_action(agents[p].step(s))
-    return out
+    """Decisions where the seat to move sees everything, with a choice, met in seeded heuristic games."""
+    return _decisions(players, seed, wanted, hidden=False, share=0.2)
 
 
 def test_a_position_hiding_nothing_is_searched_as_its_own_world() -> None:

@@ -367,7 +367,7 @@ def test_the_pool_is_stopped_while_paused_and_shutdown_resumes_and_ends_it(tmp_p
         executor = service._executor
         assert executor is not None
         child = await asyncio.get_running_loop().run_in_executor(executor, os.getpid)  # the pool's process
-        assert _state(child) in "RS"
+        _until_state(child, "RSD")  # running, waiting or in a disk read: not stopped
         gate.action()
         _until_state(child, "T")  # stopped: no CPU at all
         clock.now += 1.0

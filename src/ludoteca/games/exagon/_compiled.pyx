@@ -1211,6 +1211,19 @@ cdef class CState(_CStateBase):
         cdef int i
         return [buf[i] for i in range(k)]
 
+    cdef Gm* _view(self, int prune, bint greedy) except NULL:
+        """The rules as a search sees them (``prune`` actions kept per node, ``greedy`` rollouts): a
+        copy the caller frees."""
+        if not 0 <= prune <= MAX_PRUNE:
+            raise ValueError(f"prune must be from 0 to {MAX_PRUNE}")
+        cdef Gm* view = <Gm*>malloc(sizeof(Gm))
+        if view == NULL:
+            raise MemoryError()
+        view[0] = self.g
+        view.prune = prune
+        view.greedy = greedy
+        return view
+
     def search(self, long long iterations, double c, int cap, unsigned long long seed, bint evaluate=True,
                int prune=0, bint greedy=False):
         """The compiled MCTS (core/_mcts.pxi) from this decision position (unchanged): the action
@@ -1220,14 +1233,7 @@ cdef class CState(_CStateBase):
         node (:meth:`candidates`); ``greedy`` plays the rollouts with the heuristic's greedy
         choice instead of uniformly random actions (as ``mcts`` with ``rollout=heuristic``).
         ``last_stats`` is set to (simulations, nodes, rollout actions)."""
-        if not 0 <= prune <= MAX_PRUNE:
-            raise ValueError(f"prune must be from 0 to {MAX_PRUNE}")
-        cdef Gm* view = <Gm*>malloc(sizeof(Gm))  # the rules seen by the search: pruned, greedy rollouts
-        if view == NULL:
-            raise MemoryError()
-        view[0] = self.g
-        view.prune = prune
-        view.greedy = greedy
+        cdef Gm* view = self._view(prune, greedy)
         try:
             return self._run_search(view, iterations, c, cap, seed, evaluate)
         finally:
@@ -1237,14 +1243,7 @@ cdef class CState(_CStateBase):
                       int prune=0, bint greedy=False):
         """:meth:`search`'s root statistics (the same search, settings and random numbers): one
         ``(action, visits, sum of the returns of the seat to move)`` per root child."""
-        if not 0 <= prune <= MAX_PRUNE:
-            raise ValueError(f"prune must be from 0 to {MAX_PRUNE}")
-        cdef Gm* view = <Gm*>malloc(sizeof(Gm))
-        if view == NULL:
-            raise MemoryError()
-        view[0] = self.g
-        view.prune = prune
-        view.greedy = greedy
+        cdef Gm* view = self._view(prune, greedy)
         try:
             return self._run_search_values(view, iterations, c, cap, seed, evaluate)
         finally:

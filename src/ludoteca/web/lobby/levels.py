@@ -59,18 +59,8 @@ async def check_levels(lobby: Lobby, game: Game, seats: list[Seat], lang: str | 
 @router.post("/levels")
 async def table_levels(request: Request) -> dict[str, Any]:
     """The AI levels a table of this game, player count and options may seat (see the module)."""
-    body = await read_json(request)
-    if not isinstance(body, dict):
-        raise WebError(Code.BAD_REQUEST, "a table request is a JSON object")
     lobby, lang = lobby_of(request), request_language(request)
-    name, cls = lobby._game_of(body.get("game"))
-    players = body.get("players", cls.min_players)
-    if isinstance(players, bool) or not isinstance(players, int):
-        raise WebError(Code.BAD_PLAYERS, "players is a whole number")
-    if not cls.min_players <= players <= cls.max_players:
-        raise WebError(Code.BAD_PLAYERS, "{game} is played by {min} to {max} players", game=name,
-                       min=cls.min_players, max=cls.max_players)
-    game = await lobby._build_game(name, cls, players, body.get("options") or {}, lang)
+    _name, _players, game = await lobby.requested_game(await read_json(request), lang)
     offered = lobby.levels()
     refused = await reasons(lobby, game, offered, lang)
     return {"levels": [level for level in offered if level not in refused], "unavailable": refused}

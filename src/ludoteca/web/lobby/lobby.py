@@ -283,16 +283,7 @@ class Lobby:
                      lang: str | None = None, account: Account | None = None) -> tuple[Table, int | None, str | None]:
         """A new table from a lobby request; returns (table, seat, token) — the creator's seat if asked
         (taken under the ``account``'s name and tied to it when the creator is logged in)."""
-        if not isinstance(request, dict):
-            raise WebError(Code.BAD_REQUEST, "a table request is a JSON object")
-        name, cls = self._game_of(request.get("game"))
-        players = request.get("players", cls.min_players)
-        if isinstance(players, bool) or not isinstance(players, int):
-            raise WebError(Code.BAD_PLAYERS, "players is a whole number")
-        if not cls.min_players <= players <= cls.max_players:
-            raise WebError(Code.BAD_PLAYERS, "{game} is played by {min} to {max} players", game=name,
-                           min=cls.min_players, max=cls.max_players)
-        game = await self._build_game(name, cls, players, request.get("options") or {}, lang)
+        name, players, game = await self.requested_game(request, lang)
         seats = self._seats(request.get("seats"), players, lang)
         await check_levels(self, game, seats, lang)  # a solved game's perfect AI: only where it can play
         unlisted = request.get("unlisted", False)
@@ -332,6 +323,20 @@ class Lobby:
         if all(s.kind != OPEN for s in table.seats):
             await table.start()
         return table, sit, token
+
+    async def requested_game(self, request: Any, lang: str | None = None) -> tuple[str, int, Game]:
+        """The game, player count and built game of a table request (``game``, ``players``,
+        ``options``), each checked with a clear error in ``lang``."""
+        if not isinstance(request, dict):
+            raise WebError(Code.BAD_REQUEST, "a table request is a JSON object")
+        name, cls = self._game_of(request.get("game"))
+        players = request.get("players", cls.min_players)
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise WebError(Code.BAD_PLAYERS, "players is a whole number")
+        if not cls.min_players <= players <= cls.max_players:
+            raise WebError(Code.BAD_PLAYERS, "{game} is played by {min} to {max} players", game=name,
+                           min=cls.min_players, max=cls.max_players)
+        return name, players, await self._build_game(name, cls, players, request.get("options") or {}, lang)
 
     @staticmethod
     def _game_of(name: Any) -> tuple[str, type[Game]]:

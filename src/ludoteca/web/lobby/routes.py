@@ -23,6 +23,7 @@ from ludoteca.web.lobby.option_words import catalogue_entry
 from ludoteca.web.master.ai import SOLVED_LEVELS, level_descriptions, level_ratings
 from ludoteca.web.master.master import OVER
 from ludoteca.web.master.tables import Table
+from ludoteca.web.notices.service import learn_host
 from ludoteca.web.security import stats_allowed
 
 if TYPE_CHECKING:
@@ -143,9 +144,7 @@ async def create_table(request: Request) -> JSONResponse:
                        headers={"Retry-After": str(math.ceil(wait))}, seconds=math.ceil(wait))
     body, account = await read_json(request), await current_account(request)
     ratings.check_creation(body, account)  # a rated table needs a logged-in creator
-    hosts = getattr(getattr(request.app.state, "notices", None), "own_hosts", None)
-    if isinstance(hosts, set):
-        hosts.add(request.url.netloc)  # a table's webhook cannot point back here (web/notices/webhook.py)
+    learn_host(request.app.state, request.url.netloc)  # a table's webhook cannot point back here
     table, seat, token = await lobby_of(request).create(body, lang=request_language(request), account=account)
     return JSONResponse({"id": table.id, "url": f"/t/{table.id}", "seat": seat, "token": token,
                          "table": table.summary()}, status_code=201)

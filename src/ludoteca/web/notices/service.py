@@ -71,6 +71,14 @@ class NoticeConfig:
     """Run the sender loop (tests turn it off and call :meth:`NoticeService.send_due` themselves)."""
 
 
+def learn_host(app_state: Any, netloc: str) -> None:
+    """Remember ``netloc`` (a request's ``Host``) as this server's own, when notices are on: no
+    webhook may point back to it (webhook.py)."""
+    service = getattr(app_state, "notices", None)
+    if isinstance(service, NoticeService):
+        service.own_hosts.add(netloc)
+
+
 class NoticeService:
     """One worker's notices: a :class:`~ludoteca.web.notices.events.Notifier` and the sender."""
 

@@ -26,6 +26,7 @@ from ludoteca.web.languages import request_language
 from ludoteca.web.lobby.routes import lobby_of, read_json, table_or_404
 from ludoteca.web.master import pace
 from ludoteca.web.master.tables import Table, hash_token
+from ludoteca.web.notices.service import learn_host
 
 router = APIRouter()
 TOKEN_MAX = 200
@@ -66,9 +67,7 @@ async def table_webhook(request: Request, table_id: str) -> dict[str, Any]:
     if not await _is_creator(request, table, creator, body.get("token")):
         raise WebError(Code.BAD_TOKEN, "only the creator of this table can see or change its webhook")
     if "url" in body:
-        hosts = getattr(getattr(request.app.state, "notices", None), "own_hosts", None)
-        if isinstance(hosts, set):
-            hosts.add(request.url.netloc)  # never back to this server (web/notices/webhook.py)
+        learn_host(request.app.state, request.url.netloc)  # never back to this server
         hook = await lobby.deadlines.hook_of({"webhook": body["url"]}, request_language(request))
         await lobby.db(store.set_hook, table.id, hook, time.time())
         return {"webhook": host_of(hook[0] if hook is not None else None)}
