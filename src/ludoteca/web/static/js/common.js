@@ -255,6 +255,7 @@ export function entryText(client, entry, names = []) {
 const AI_LEVELS = {random: t("random"), heuristic: t("heuristic"), mcts: t("mcts"), beginner: t("beginner"),
   easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert"), perfect: t("perfect")};
 const AI_DEFAULT_NAME = /^(AI|IA) \d+ \(/; // the name the server gives an AI seat, in its creator's language
+const PLAYER_DEFAULT_NAME = /^(Player|Giocatore) (\d+)$/; // a person's seat named by default, in its creator's language
 
 export function seatName(seats, i) {
   const s = seats && seats[i];
@@ -263,6 +264,8 @@ export function seatName(seats, i) {
   if (s && s.kind === "ai" && AI_LEVELS[s.level] && AI_DEFAULT_NAME.test(s.name || "")) {
     return t("AI {n} ({level})", {n: i + 1, level: AI_LEVELS[s.level]});
   }
+  const byDefault = s && s.kind !== "ai" && PLAYER_DEFAULT_NAME.exec(s.name || "");
+  if (byDefault) return t("Player {n}", {n: Number(byDefault[2])});
   return (s && s.name) || t("Seat {n}", {n: i + 1});
 }
 

@@ -1,5 +1,5 @@
 // The lobby: create a table (game, players, options, seats) and list open and running tables.
-import {api, getName, h, me, setName, setSeat} from "./common.js";
+import {api, getName, h, me, seatName, setName, setSeat} from "./common.js";
 import {LANG, languageSwitch, t, translatePage} from "./i18n.js";
 import {addPaceControls, addPaceFilter, paceSetting, paceShown, paceTag} from "./lobby-pace.js";
 import {CONTROLS, startValue} from "./options.js";
@@ -172,7 +172,7 @@ async function refresh() {
   try {
     const {tables} = await api("/api/tables");
     const rows = tables.filter((tb) => tb.status !== "broken" && paceShown(tb)).map((tb) => {
-      const seatText = (s) => (s.kind !== "open" ? s.name
+      const seatText = (s, i) => (s.kind !== "open" ? seatName(tb.seats, i)
         : s.held_for ? t("(kept for {name})", {name: s.held_for}) : t("(open)"));
       const names = tb.seats.map(seatText).join(", ");
       const open = tb.seats.filter((s) => s.kind === "open" && !s.held_for).length;

@@ -1,7 +1,7 @@
 // "Your games" (/my-tables): every table where this person holds a seat — an account's on every device, a
 // name-only player's through the seat tokens this browser keeps — those waiting for their move first with the
 // time left, then the others, then the recently finished ones. The tab's title counts the games waiting.
-import {api, getSeat, h} from "./common.js";
+import {api, getSeat, h, seatName} from "./common.js";
 import {languageSwitch, t, tn, translatePage} from "./i18n.js";
 import {timeLeft} from "./time-left.js";
 
@@ -24,7 +24,7 @@ function keptSeats() {
 }
 
 function names(tb, mine) {
-  return tb.seats.map((s, i) => (i === mine ? t("you") : s.name || t("(open)"))).join(", ");
+  return tb.seats.map((s, i) => (i === mine ? t("you") : s.name ? seatName(tb.seats, i) : t("(open)"))).join(", ");
 }
 
 function whenText(tb) {
@@ -33,7 +33,7 @@ function whenText(tb) {
     const winners = (tb.result && tb.result.winners) || [];
     if (winners.includes(tb.my_seat)) return t("you won");
     if (!winners.length) return t("no winner");
-    return t("won by {name}", {name: winners.map((w) => (tb.seats[w] && tb.seats[w].name) || t("Player {n}", {n: w + 1})).join(", ")});
+    return t("won by {name}", {name: winners.map((w) => (tb.seats[w] && tb.seats[w].name ? seatName(tb.seats, w) : t("Player {n}", {n: w + 1}))).join(", ")});
   }
   if (tb.your_turn) return tb.due ? null : t("your move");
   const mover = tb.to_move !== undefined && tb.to_move !== null ? tb.seats[tb.to_move] : null;
