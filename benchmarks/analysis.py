@@ -43,9 +43,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))
+
 from ludoteca.agents import make_agent
 from ludoteca.core.records import Record
 from ludoteca.registry import load_game
+from text_tables import table
 
 OPTIONS = {"tohm": {"players": 2}, "exactly": {"players": 2}, "tri": {"players": 2}, "exagon": {"players": 2}}
 GOALS = {"exactly": 10.0, "tohm": 10.0, "exagon": 30.0, "tri": 60.0}
@@ -100,15 +103,15 @@ def speed_table(names: list[str], iterations: int | None, seed: int, games: int,
                 found = analysis_seconds(name, iterations, seed + g, engine)
                 rows.setdefault((name, engine), []).append(found)
                 print(json.dumps({"analysis": found}), flush=True)
-    head = "".join(f"{e + ' (s/sims)':>24}" for e in engines)
-    print(f"{'game':10}{head}{'goal':>8}")
+    lines = []
     for name in names:
         cells = []
         for engine in engines:
             cpu = sorted(float(r["cpu_seconds"]) for r in rows[(name, engine)])
             sims = rows[(name, engine)][0]["iterations"]
             cells.append(f"{statistics.median(cpu):.2f} [{cpu[0]:.2f}-{cpu[-1]:.2f}]/{sims or 'exact'}")
-        print(f"{name:10}{''.join(f'{c:>24}' for c in cells)}{GOALS.get(name, 0):>8}")
+        lines.append([name, *cells, GOALS.get(name, 0)])
+    print(table(["game", *(f"{e} (s/sims)" for e in engines), "goal"], lines, [10, *[24] * len(engines), 8]))
 
 
 def luck_noise(name: str, seed: int, seeds: int, nodes: int) -> dict[str, object]:
@@ -286,7 +289,6 @@ def calibration_plot(found: dict[str, Any], path: str) -> None:
 
 def latency(args: argparse.Namespace) -> None:
     """Live play's latency with and without analyses running: ``benchmarks/analysis_latency.py``."""
-    sys.path.insert(0, str(Path(__file__).parent))
     import analysis_latency
 
     found = analysis_latency.run(args)

@@ -62,6 +62,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from ludoteca.web.launch import server_process
 from server_load import SETUP_LIMIT, TICK, _proc_stat, client_process, percentile, post, process_tree, summary
+from text_tables import table
 
 ON, OFF = "analysing", "not analysing"
 SCHED_IDLE = 5
@@ -309,6 +310,15 @@ def paired(rounds: list[dict[str, Any]], key: str) -> list[float]:
     return out
 
 
+MEDIANS = (("median of the rounds' p99, ms", "p99_ms"), ("median of the rounds' p50, ms", "p50_ms"),
+           ("median actions/s", "actions_per_s"), ("median analysis CPU s a round", "analysis_cpu_s"),
+           ("median server CPU s a round", "server_cpu_s"), ("median idle CPU s a round", "idle_s"),
+           ("median stolen CPU s a round", "steal_s"), ("median load average (1 min)", "load_1min"))
+"""The summary's rows (its label, the rounds' figure) with two decimals; then the AI's, with one."""
+AI_MEDIANS = (("median of the rounds' AI reply p99, ms", "ai_p99_ms"),
+              ("median of the rounds' AI reply p50, ms", "ai_p50_ms"))
+
+
 def show(found: dict[str, Any]) -> None:
     rounds = found["rounds"]
     print(f"{found['tables']} TOHM tables ({found['tables_started']} started), think {found['think_s']} s, "
@@ -324,22 +334,19 @@ def show(found: dict[str, Any]) -> None:
         print(f"{r['round']:>5}  {r['condition']:<14}{r['actions_per_s']:>10}{r['p50_ms']:>9}{r['p99_ms']:>9}"
               f"{r['max_ms']!s:>9}{r['peer_p99_ms']:>10}{ai:>18}{cpu:>36}{r['load_1min']:>12}")
     print()
-    print(f"{'':34}{OFF:>16}{ON:>16}")
-    for label, key in (("median of the rounds' p99, ms", "p99_ms"), ("median of the rounds' p50, ms", "p50_ms"),
-                       ("median actions/s", "actions_per_s"), ("median analysis CPU s a round", "analysis_cpu_s"),
-                       ("median server CPU s a round", "server_cpu_s"), ("median idle CPU s a round", "idle_s"),
-                       ("median stolen CPU s a round", "steal_s"),
-                       ("median load average (1 min)", "load_1min")):
-        row = [statistics.median(r[key] for r in rounds if r["condition"] == c) for c in (OFF, ON)]
-        print(f"{label:34}{row[0]:>16.2f}{row[1]:>16.2f}")
+
+    def medians(label: str, key: str) -> list[object]:
+        """``label``, then the median of the rounds' ``key`` without and with the analysis."""
+        return [label, *(float(statistics.median(r[key] for r in rounds if r["condition"] == c)) for c in (OFF, ON))]
+
     pooled = found["pooled"]
-    print(f"{'p99 of all actions pooled, ms':34}{pooled[OFF]['p99_ms']:>16.2f}{pooled[ON]['p99_ms']:>16.2f}")
+    rows = [medians(label, key) for label, key in MEDIANS]
+    rows.append(["p99 of all actions pooled, ms", float(pooled[OFF]["p99_ms"]), float(pooled[ON]["p99_ms"])])
+    print(table(["", OFF, ON], rows, [34, 16], digits=2))
     if found["ai_tables"]:
-        for label, key in (("median of the rounds' AI reply p99", "ai_p99_ms"),
-                           ("median of the rounds' AI reply p50", "ai_p50_ms")):
-            row = [statistics.median(r[key] for r in rounds if r["condition"] == c) for c in (OFF, ON)]
-            print(f"{label + ', ms':34}{row[0]:>16.1f}{row[1]:>16.1f}")
-        print(f"{'AI replies pooled: p99, ms':34}{pooled[OFF]['ai_p99_ms']:>16.1f}{pooled[ON]['ai_p99_ms']:>16.1f}")
+        rows = [medians(label, key) for label, key in AI_MEDIANS]
+        rows.append(["AI replies pooled: p99, ms", float(pooled[OFF]["ai_p99_ms"]), float(pooled[ON]["ai_p99_ms"])])
+        print(table(None, rows, [34, 16], digits=1))
     for key, what in (("p99_ms", "p99"), ("p50_ms", "p50"), ("ai_p99_ms", "AI reply p99"),
                       ("ai_p50_ms", "AI reply p50")):
         if key.startswith("ai_") and not found["ai_tables"]:

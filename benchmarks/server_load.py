@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import json
 import multiprocessing
@@ -55,10 +56,12 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ludoteca.web.launch import fresh_database, server_process
+from ludoteca.web.pauses import CENSUS_ENV, RECORD_ENV
 
 try:  # the clients parse every message they receive: orjson when installed (the web extra)
     from orjson import loads as _loads
@@ -414,14 +417,116 @@ def load(args: argparse.Namespace, base: str, server_pid: int) -> dict[str, Any]
     samples = [s for r in results for s in r["samples"]]
     peer = [s for r in results for s in r["peer"]]
     measured = measured_steps(steps, t0, args.seconds, samples, peer, cpu_windows)
-    return {"steps": measured, "errors": errors, "games_finished": sum(r["games"] for r in results),
+    return {"steps": measured, "peer_samples": peer, "window": (t0, stop_at), "errors": errors,
+            "games_finished": sum(r["games"] for r in results),
             "client_procs": args.client_procs, "client_results": len(results), "setup_s": round(setup, 1),
             "tables_started": started, "rss_mib": rss}
 
 
+@contextlib.contextmanager
+def _environment(values: dict[str, str | None]) -> Iterator[None]:
+    """``values`` in the environment the server inherits (None: unset), as before afterwards."""
+    def put(settings: dict[str, str | None]) -> None:
+        for name, value in settings.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    before = {name: os.environ.get(name) for name in values}
+    put(values)
+    try:
+        yield
+    finally:
+        put(before)
+
+
+# --- the server's pauses (--pauses: web/pauses.py records them in the server) -----------------------
+
+SLOW_MS = 10.0
+"""A move slower than this to the opponent is a slow one (the goal at 1,000 matches: p99 <= 10 ms)."""
+AFTER_MS = 10.0
+"""A move sent this long after a pause ended (or as long as the pause, if longer) still waited for it:
+the moves that arrived during the pause are handled first."""
+
+
+def _windows(records: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    """Each pause's span, from its start to :data:`AFTER_MS` (or its own length) after its end."""
+    return sorted((r["at"], r["at"] + (r["ms"] + max(AFTER_MS, r["ms"])) / 1000) for r in records)
+
+
+def _hit(at: float, seconds: float, windows: list[tuple[float, float]], starts: list[float]) -> bool:
+    """Whether a move sent at ``at`` and received ``seconds`` later overlaps one of ``windows``."""
+    k = bisect.bisect_left(starts, at + seconds)
+    while k > 0:
+        k -= 1
+        start, end = windows[k]
+        if end > at:
+            return True
+        if start < at - 5.0:  # no pause lasts that long
+            return False
+    return False
+
+
+def _share(moves: list[tuple[float, float]], windows: list[tuple[float, float]]) -> float:
+    starts = [w[0] for w in windows]
+    hits = sum(1 for at, d in moves if _hit(at, d, windows, starts))
+    return round(hits / len(moves), 3) if moves else float("nan")
+
+
+def pause_report(path: Path, peer: list[tuple[float, float]], start: float, end: float) -> dict[str, Any]:
+    """The server's collections and stalls between ``start`` and ``end``, and the share of the slow
+    moves (to the opponent) that fell in or right after one, beside the share of every move."""
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    gcs = [r for r in records if r["kind"] == "gc" and start <= r["at"] < end]
+    gc_windows = _windows(gcs)
+    gc_starts = [w[0] for w in gc_windows]
+    stalls = [r for r in records if r["kind"] == "stall" and start <= r["at"] < end]
+    other = [r for r in stalls if not _hit(r["at"], r["ms"] / 1000, gc_windows, gc_starts)]
+    moves = [(at, d) for at, d in peer if start <= at < end]
+    slow = [(at, d) for at, d in moves if d > SLOW_MS / 1000]
+    calm = [d for at, d in moves if not _hit(at, d, gc_windows, gc_starts)]
+    report: dict[str, Any] = {
+        "collections": [{k: (round(v, 2) if isinstance(v, float) and k != "at" else v) for k, v in r.items()
+                         if k not in ("kind", "types")} for r in gcs],
+        "gc_ms": round(sum(r["ms"] for r in gcs), 1), "gc_cpu_ms": round(sum(r["cpu_ms"] for r in gcs), 1),
+        "stalls": len(stalls), "stalls_ms": round(sum(r["ms"] for r in stalls), 1),
+        "other_stalls": len(other), "other_stalls_ms": round(sum(r["ms"] for r in other), 1),
+        "longest_other_stalls_ms": sorted((round(r["ms"], 1) for r in other), reverse=True)[:8],
+        "moves": len(moves), "slow": len(slow),
+        "slow_in_gc": _share(slow, gc_windows), "moves_in_gc": _share(moves, gc_windows),
+        "slow_in_other_stall": _share(slow, _windows(other)), "slow_in_any_stall": _share(slow, _windows(stalls)),
+        "p99_outside_gc_ms": round(1000 * percentile(calm, 0.99), 2),
+    }
+    census = [r for r in gcs if "types" in r]
+    if census:
+        report["census"] = max(census, key=lambda r: r.get("young", 0))["types"]
+    return report
+
+
+def show_pauses(report: dict[str, Any]) -> None:
+    gen = [f"gen{c['gen']} {c['ms']} ms ({c['cpu_ms']} CPU{', ' + str(c['young']) + ' young' if 'young' in c else ''})"
+           for c in report["collections"]]
+    print(f"  collections: {len(gen)}, {report['gc_ms']} ms in all: {'; '.join(gen) or 'none'}")
+    print(f"  stalls of the loop > 4 ms: {report['stalls']} ({report['stalls_ms']} ms), of which not a collection: "
+          f"{report['other_stalls']} ({report['other_stalls_ms']} ms; longest {report['longest_other_stalls_ms']})")
+    print(f"  moves slower than {SLOW_MS:g} ms to the opponent: {report['slow']} of {report['moves']}; "
+          f"in or right after a collection: {report['slow_in_gc']:.1%} (of every move: {report['moves_in_gc']:.1%}); "
+          f"after another stall: {report['slow_in_other_stall']:.1%}; after any: {report['slow_in_any_stall']:.1%}")
+    print(f"  p99 to the opponent of the moves clear of any collection: {report['p99_outside_gc_ms']} ms")
+    if "census" in report:
+        print(f"  young objects of the largest collection, by type: {report['census']}")
+
+
 def one_run(args: argparse.Namespace, workers: int | None) -> dict[str, Any]:
-    """Start the server (``workers`` None: the plain one-process server), load it, stop it."""
+    """Start the server (``workers`` None: the plain one-process server), load it, stop it.
+    ``args.pauses``: the server records its pauses (web/pauses.py), reported with the moves they held."""
+    record = getattr(args, "pauses", False)
     with tempfile.TemporaryDirectory(prefix="ludoteca-load-") as tmp, contextlib.ExitStack() as stack:
+        pauses_file = Path(tmp) / "pauses.jsonl"
+        if record:
+            stack.enter_context(_environment({RECORD_ENV: str(pauses_file),
+                                              CENSUS_ENV: "1" if getattr(args, "census", False) else None}))
         # one client address opens every table: lift the per-address creation limit (docs/web.md)
         options = ["--ai-delay", "0", "--create-burst", str(4 * args.tables)]
         if workers is None:
@@ -432,6 +537,9 @@ def one_run(args: argparse.Namespace, workers: int | None) -> dict[str, Any]:
                         "--bus-secret", os.urandom(16).hex()]  # the workers' shared secret (docs/web.md)
         with server_process(tmp, *options, timeout=60) as (url, proc, _output):
             result = load(args, url.removeprefix("http://"), proc.pid)
+        if record:
+            result["pauses"] = pause_report(pauses_file, result.pop("peer_samples"), *result["window"])
+    result.pop("peer_samples", None)
     result.update(workers=workers or 1, game=args.game, tables=args.tables, clients=2 * args.tables)
     best = [s for s in result["steps"] if worst_p99(s) <= P99_BAR_MS]
     result["capacity"] = max((s["actions_per_s"] for s in best), default=0.0)
@@ -474,6 +582,8 @@ def show(result: dict[str, Any]) -> None:
         print(f"    CPU seconds: server {cpu['server']}  clients {cpu['clients']}  PostgreSQL {cpu['postgres']}  "
               f"Redis {cpu['redis']}  machine {cpu['machine']} (of {round(step['seconds'] * (os.cpu_count() or 1))})")
     print(f"  errors: {result['errors'] or 'none'}  games finished: {result['games_finished']}")
+    if "pauses" in result:
+        show_pauses(result["pauses"])
 
 
 def side_by_side(one: dict[str, Any], two: dict[str, Any]) -> None:
@@ -529,6 +639,11 @@ def main() -> int:
                         help="ludoteca serve --workers N on PostgreSQL + Redis; 'both': 1 then 2, side by side "
                              "(the default when PostgreSQL and Redis are at hand)")
     parser.add_argument("--json", action="store_true", help="print one JSON line per run only")
+    parser.add_argument("--pauses", action="store_true",
+                        help="the server records its collections and stalls (web/pauses.py): which slow moves "
+                             "fell in or right after one")
+    parser.add_argument("--census", action="store_true",
+                        help="with --pauses: count each collection's young objects by type (slows the server)")
     args = parser.parse_args()
     if not 1 <= args.tables <= 2000 or not 1 <= args.seconds <= 600 or not 0 <= args.think <= 60 \
             or not 1 <= args.client_procs <= 8:

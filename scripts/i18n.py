@@ -2,7 +2,7 @@
 """Extract the messages into the catalogs and merge them into the Italian ones.
 
     .venv/bin/python scripts/i18n.py          # update every catalog (terminal, browser, each game's)
-    .venv/bin/python scripts/i18n.py --check  # exit 1 when a message of any catalog lacks Italian
+    .venv/bin/python scripts/i18n.py --check  # exit 1 when a catalog lacks Italian or is out of date
 
 The catalogs:
 
@@ -18,11 +18,18 @@ The catalogs:
 New messages arrive in a .po with an empty msgstr (tests/test_i18n.py and tests/test_i18n_web.py
 fail until they are translated); messages gone from the source are dropped; translations already
 there are kept (Babel's update, without fuzzy matching). No .mo file: ludoteca reads the .po.
+
+``--check`` changes nothing: it lists every message without Italian, and every catalog (and the
+terminal's ``messages.pot``) that is out of date with the sources — what running the script would
+change in it, apart from its ``#:`` source lines and its creation date (a message gone, new, or moved
+between source files, which moves its entry; a msgid written twice) — and exits 1 when it found any.
+scripts/test runs it before the tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import io
 import os
 import sys
@@ -56,18 +63,47 @@ def merged(po: Path, domain: str, template: Catalog) -> Catalog:
     return catalog
 
 
+def rendered(catalog: Catalog, **options: Any) -> bytes:
+    """``catalog`` as this script writes it (Babel's ``write_po``, lines up to 120 characters)."""
+    out = io.BytesIO()
+    write_po(out, catalog, width=120, **options)
+    return out.getvalue()
+
+
 def _without_dates(text: bytes) -> bytes:
     return b"\n".join(line for line in text.splitlines() if not line.startswith(b'"POT-Creation-Date:'))
 
 
-def write_if_changed(path: Path, catalog: Catalog, **options: Any) -> None:
-    """Write ``catalog`` to ``path`` unless only its creation date would change (no noise in diffs)."""
-    out = io.BytesIO()
-    write_po(out, catalog, width=120, **options)
-    new = out.getvalue()
+def write_if_changed(path: Path, new: bytes) -> None:
+    """Write ``new`` to ``path`` unless only its creation date would change (no noise in diffs)."""
     if path.exists() and _without_dates(path.read_bytes()) == _without_dates(new):
         return
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(new)
+
+
+IGNORED = ("#:", '"POT-Creation-Date:')
+"""Lines a catalog may differ in and still be up to date: its messages' places in the source (a line
+added above a message moves them) and its creation date."""
+SHOWN = 12
+"""Changed lines ``--check`` shows of an out-of-date catalog."""
+
+
+def out_of_date(path: Path, new: bytes) -> list[str]:
+    """What writing ``new`` would change in the catalog at ``path``, apart from the :data:`IGNORED` lines:
+    the lines it would remove (``-``) and add (``+``), at most :data:`SHOWN` of them and then how many
+    more; empty when the file is up to date."""
+    if not path.exists():
+        return ["(the file does not exist)"]
+
+    def lines(text: bytes) -> list[str]:
+        return [line for line in text.decode("utf-8", "replace").splitlines() if not line.startswith(IGNORED)]
+
+    changed = [line for line in difflib.unified_diff(lines(path.read_bytes()), lines(new), lineterm="", n=0)
+               if line[:1] in "+-" and not line.startswith(("---", "+++"))]
+    if len(changed) > SHOWN:
+        return [*changed[:SHOWN], f"(and {len(changed) - SHOWN} more changed lines)"]
+    return changed
 
 
 def untranslated(catalog: Catalog) -> list[str]:
@@ -83,28 +119,42 @@ def untranslated(catalog: Catalog) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="only report untranslated messages")
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing: report untranslated messages and out-of-date catalogs (exit 1)")
     args = parser.parse_args()
     jobs: list[tuple[str, Path, str, Callable[[], Catalog]]] = [
         (label, po, DOMAIN, make) for label, po, make in terminal_catalogs()]
     jobs += [(label, po, WEB_DOMAIN, make) for label, po, make in browser_catalogs()]
-    missing_total = 0
+    problems = 0
     for label, po, domain, make in jobs:
         template = make()
         catalog = merged(po, domain, template)
         missing = untranslated(catalog)
-        missing_total += len(missing)
-        if args.check:
-            for msgid in missing:
-                print(f"{label}: untranslated: {msgid!r} ({po})")
-            continue
+        files = [(po, rendered(catalog, ignore_obsolete=True))]
         if po == catalog_path("it"):  # the shared terminal catalog's template
-            LOCALE_DIR.mkdir(exist_ok=True)
-            write_if_changed(LOCALE_DIR / f"{DOMAIN}.pot", template, omit_header=False, sort_output=False)
-        po.parent.mkdir(parents=True, exist_ok=True)
-        write_if_changed(po, catalog, ignore_obsolete=True)
+            files.insert(0, (LOCALE_DIR / f"{DOMAIN}.pot", rendered(template, omit_header=False, sort_output=False)))
+        if args.check:
+            problems += check(label, po, missing, files)
+            continue
+        for path, new in files:
+            write_if_changed(path, new)
         print(f"{label}: {len(template)} messages; {len(missing)} without an Italian translation in {po}")
-    return 1 if args.check and missing_total else 0
+    return 1 if problems else 0
+
+
+def check(label: str, po: Path, missing: list[str], files: list[tuple[Path, bytes]]) -> int:
+    """Print the messages of catalog ``label`` without Italian and its ``files`` out of date (path, what
+    this script would write there); how many problems it found."""
+    for msgid in missing:
+        print(f"{label}: untranslated: {msgid!r} ({po})")
+    stale = 0
+    for path, new in files:
+        changes = out_of_date(path, new)
+        if changes:
+            stale += 1
+            print(f"{label}: out of date with the sources, run scripts/i18n.py to update it ({path}):")
+            print("\n".join(f"    {line}" for line in changes))
+    return len(missing) + stale
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Real parts the notices' tests talk to: an SMTP server on loopback (aiosmtpd), an HTTP receiver
-(webhooks, a Web Push endpoint that decrypts RFC 8291 payloads and checks the VAPID JWT)."""
+(webhooks, a Web Push endpoint that decrypts RFC 8291 payloads and checks the VAPID JWT); and the
+set-up of a turn-based table's rematch that the webhook tests share (:func:`rematch_after_a_claim`)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,16 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import http_ece
 from aiosmtpd.controller import Controller
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
 
 
 def free_port() -> int:
@@ -211,3 +215,24 @@ def vapid_claims(headers: dict[str, str], server_key: str) -> dict[str, Any]:
     assert header["alg"] == "ES256"
     claims: dict[str, Any] = json.loads(unb64(signing_input.split(".")[1]))
     return claims
+
+
+def rematch_after_a_claim(client: TestClient, lobby: Any, clock: Any, hook: str,
+                          asker: int) -> tuple[str, dict[int, str], dict[str, Any]]:
+    """A two-player turn-based table with the webhook ``hook`` (Ann made it, seat 0; Bob joined, seat 1:
+    ``tests.test_web_turn_based_durable.new_table``), whose player to move let the deadline pass and lost
+    the game to the other's claim; then seat ``asker`` asks for a rematch. The server is
+    ``turn_server``'s (its deadlines' rounds run by the test, on ``clock``). Returns the table, its seats'
+    tokens and the rematch's answer to ``asker`` (the new table's ``id``, ``asker``'s ``token`` there)."""
+    from tests.test_web_turn_based_durable import new_table  # (that module imports this one)
+
+    table, tokens = new_table(client, hook, on_timeout="claim")
+    row = lobby.deadlines.store.get(table)
+    clock.now = row.due + 1
+    client.portal.call(lobby.deadlines.tick)  # type: ignore[union-attr]
+    claim = client.post(f"/api/tables/{table}/claim", json={"token": tokens[1 - row.seat]})
+    assert claim.status_code == 200, claim.text
+    again = client.post(f"/api/tables/{table}/rematch", json={"token": tokens[asker]})
+    assert again.status_code == 200, again.text
+    answer: dict[str, Any] = again.json()
+    return table, tokens, answer

@@ -20,7 +20,7 @@ import pytest
 from ludoteca.agents import make_agent
 from ludoteca.analysis import SearchEvaluator, luck
 from ludoteca.analysis.evaluators import compiled_values, default_iterations
-from ludoteca.analysis.review import Memo, completions, coupled_outcome, decision, expected, weighable
+from ludoteca.analysis.review import Memo, completed, completions, coupled_outcome, decision, expected, weighable
 from ludoteca.core.chance import random_action
 from ludoteca.core.compiled import ENGINE_VARIABLE
 from ludoteca.core.game import State
@@ -146,18 +146,6 @@ def test_the_luck_of_tiles_dealt_in_a_row_adds_up_to_the_change_of_one_estimate(
         state.apply_action(outcome)
     assert after == expected(ev.for_chance(), state, memo)
     assert total == pytest.approx([after[0] - start[0], after[1] - start[1]], abs=1e-12)
-
-
-def completed(state: State, seed: int, chain: int) -> State:
-    """Where completion ``chain`` takes ``state``: its chance nodes played with :func:`coupled_outcome`."""
-    walk = state.clone()
-    met: dict[int, int] = {}
-    while walk.is_chance_node():
-        outcomes = walk.chance_outcomes()
-        repeat = met.get(len(outcomes), 0)
-        met[len(outcomes)] = repeat + 1
-        walk.apply_action(coupled_outcome(outcomes, seed, chain, repeat))
-    return walk
 
 
 @needs_compiled

@@ -50,8 +50,9 @@ ENGINE_WORDS = ("not legal", "to act", "player 0", "is not an action", "unknown"
 
 # --- the websocket ------------------------------------------------------------------------------------
 @contextmanager
-def server() -> Iterator[TestClient]:
-    app = create_app(database=None, data_dir=None, ai_delay=0, rate=10_000, burst=10_000)
+def server(folder: Path) -> Iterator[TestClient]:
+    """A server on a SQLite file of its own in ``folder`` (never the repository's default ``data/``)."""
+    app = create_app(database=None, data_dir=str(folder), ai_delay=0, rate=10_000, burst=10_000)
     with TestClient(app) as client:
         yield client
 
@@ -101,8 +102,8 @@ def player_words(message: str) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_a_refused_move_is_told_in_the_players_words_and_a_late_tap_is_quiet(game: str) -> None:
-    with server() as client:
+def test_a_refused_move_is_told_in_the_players_words_and_a_late_tap_is_quiet(game: str, tmp_path: Path) -> None:
+    with server(tmp_path) as client:
         table, tokens = human_table(client, game)
         messages: dict[str, str] = {}
         for lang in ("en", "it"):

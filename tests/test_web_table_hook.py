@@ -19,7 +19,7 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 
-from tests.notices_parts import Receiver
+from tests.notices_parts import Receiver, rematch_after_a_claim
 from tests.test_web_api import open_seats
 from tests.test_web_notices import csrf, signup
 from tests.test_web_turn_based import HOUR, play_one
@@ -117,14 +117,8 @@ def test_a_logged_in_creator_who_did_not_sit_is_known_by_their_account(tmp_path:
 
 def test_the_rematch_keeps_its_creator(tmp_path: Path) -> None:
     with Receiver() as receiver, turn_server(tmp_path / "again.sqlite3") as (client, lobby, clock):
-        table, tokens = new_table(client, receiver.url("/club"), on_timeout="claim")
-        row = lobby.deadlines.store.get(table)
-        clock.now = row.due + 1
-        client.portal.call(lobby.deadlines.tick)  # type: ignore[union-attr]
-        assert client.post(f"/api/tables/{table}/claim", json={"token": tokens[1 - row.seat]}).status_code == 200
-        again = client.post(f"/api/tables/{table}/rematch", json={"token": tokens[1]})  # Bob asks first
-        assert again.status_code == 200, again.text
-        rematch, bob = again.json()["id"], again.json()["token"]
+        table, tokens, again = rematch_after_a_claim(client, lobby, clock, receiver.url("/club"), 1)  # Bob first
+        rematch, bob = again["id"], again["token"]
         ann = client.post(f"/api/tables/{table}/rematch", json={"token": tokens[0]}).json()
         assert ann["id"] == rematch and ann["seat"] == 0  # each keeps their seat, with a new token
         assert ask(client, rematch, token=ann["token"]) == {"webhook": {"host": "127.0.0.1"}}  # Ann made the first

@@ -33,7 +33,7 @@ from ludoteca.web.notices.outbox import BACKOFF
 from ludoteca.web.notices.service import NoticeService
 from ludoteca.web.repository.notices import table_hooks_t
 from ludoteca.web.repository.schema import tables_t
-from tests.notices_parts import Receiver
+from tests.notices_parts import Receiver, rematch_after_a_claim
 from tests.test_web_api import connect, make_app, open_seats
 from tests.test_web_turn_based import HOUR, Clock, play_one, stored
 
@@ -266,12 +266,6 @@ def test_a_tables_webhook_never_points_to_this_server_even_on_a_private_network(
 
 def test_a_rematch_keeps_the_tables_webhook(tmp_path: Path) -> None:
     with Receiver() as receiver, turn_server(tmp_path / "again.sqlite3") as (client, lobby, clock):
-        table, tokens = new_table(client, receiver.url("/club"), on_timeout="claim")
-        row = lobby.deadlines.store.get(table)
-        clock.now = row.due + 1
-        client.portal.call(lobby.deadlines.tick)  # type: ignore[union-attr]
-        assert client.post(f"/api/tables/{table}/claim", json={"token": tokens[1 - row.seat]}).status_code == 200
-        again = client.post(f"/api/tables/{table}/rematch", json={"token": tokens[0]})
-        assert again.status_code == 200, again.text
+        table, _tokens, _again = rematch_after_a_claim(client, lobby, clock, receiver.url("/club"), 0)
         rematch = stored(lobby, table).rematch_id
         assert rematch is not None and notices(client).outbox.hook(rematch) == (receiver.url("/club"), "en")

@@ -183,24 +183,31 @@ def coupled_outcome(outcomes: Sequence[tuple[Action, float]], seed: int, chain: 
     return best
 
 
+def completed(state: State, seed: int, chain: int) -> State:
+    """Where completion ``chain`` takes chance node ``state``: a copy whose chance nodes are played with
+    :func:`coupled_outcome` up to the next decision (or the end)."""
+    walk = state.clone()
+    met: dict[int, int] = {}
+    while walk.is_chance_node():
+        outcomes = walk.chance_outcomes()
+        repeat = met.get(len(outcomes), 0)
+        met[len(outcomes)] = repeat + 1
+        walk.apply_unchecked(coupled_outcome(outcomes, seed, chain, repeat))
+    return walk
+
+
 def completions(evaluator: Evaluator, state: State, count: int | None = None) -> list[float]:
     """Each seat's expected result at chance node ``state`` estimated by ``count`` (default
     :data:`COMPLETIONS`) completions: completion ``i`` plays the chance nodes from ``state`` to the
-    next decision with :func:`coupled_outcome` (chain ``i``) and takes the evaluator's values there,
-    its search drawing from stream ``i`` (common random numbers); their mean. Unbiased, reproducible,
-    and coupled: the luck of an outcome (a difference of two such estimates) keeps little of their
-    noise."""
+    next decision with :func:`coupled_outcome` (chain ``i``: :func:`completed`) and takes the
+    evaluator's values there, its search drawing from stream ``i`` (common random numbers); their mean.
+    Unbiased, reproducible, and coupled: the luck of an outcome (a difference of two such estimates)
+    keeps little of their noise."""
     seed = int(getattr(evaluator, "seed", 0))
     count = COMPLETIONS if count is None else count
     total = [0.0] * state.num_players
     for chain in range(count):
-        walk = state.clone()
-        met: dict[int, int] = {}
-        while walk.is_chance_node():
-            outcomes = walk.chance_outcomes()
-            repeat = met.get(len(outcomes), 0)
-            met[len(outcomes)] = repeat + 1
-            walk.apply_unchecked(coupled_outcome(outcomes, seed, chain, repeat))
+        walk = completed(state, seed, chain)
         values = walk.returns() if walk.is_terminal() else evaluator.values(walk, chain)
         for i, v in enumerate(values):
             total[i] += v / count

@@ -45,7 +45,6 @@ response carries a Content-Security-Policy and anti-framing headers (security.py
 
 from __future__ import annotations
 
-import gc
 import importlib.resources
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -60,7 +59,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from ludoteca.registry import GAMES, game_class
-from ludoteca.web import languages, metrics
+from ludoteca.web import languages, metrics, pauses
 from ludoteca.web.accounts import accounts, moderation
 from ludoteca.web.accounts.profiles import router as profiles_router
 from ludoteca.web.accounts.sessions import CsrfMiddleware
@@ -234,19 +233,15 @@ def create_app(
         await labs.start(app)  # the lab's pool (web/labs/): only with ``lab`` (serve --lab)
         await notices_setup.start(app, the_lobby, notices)  # web/notices/: mail, push, webhooks
         if freeze_gc:
-            # Everything loaded so far (modules, the tables resumed) lives as long as the server:
-            # keep it out of the collector's full passes, which otherwise stall the event loop
-            # for tens of milliseconds under load. A young collection walks every object made
-            # since the last one, and with 1,000 tables open most of those are alive (each
-            # connection's waiting coroutines and futures): measured at 1,000 matches, 3-20 ms of
-            # CPU every 2 s at the threshold 5,000. At 50,000 the pauses are as long but ten
-            # times rarer (docs/web.md, "Speed against boardgame.io").
-            gc.collect()
-            gc.freeze()
-            gc.set_threshold(50_000, 20, 100)
+            pauses.settle()  # the collector's passes stall every table (web/pauses.py)
+        recorder = pauses.recorder_from_env()  # measuring only: LUDOTECA_PAUSES=FILE
+        if recorder is not None:
+            recorder.start()
         try:
             yield
         finally:
+            if recorder is not None:
+                await recorder.stop()
             await notices_setup.stop(app)
             await labs.stop(app)
             await app.state.analysis.stop()

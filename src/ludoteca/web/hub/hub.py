@@ -166,7 +166,7 @@ class Hub:
         self.conns: set[Connection] = set()
         self._seats_sent: str | None = None
         self._positions: dict[Any, str] = {}
-        self._legal: str | None = None
+        self._legal: tuple[Viewer, str] | None = None
         self.remote: dict[str, frozenset[int]] = {}
         """Several workers: the seats with a connection on each other worker (cluster.py)."""
 
@@ -202,13 +202,18 @@ class Hub:
         return _dumps(self.source.header())[1:-1]
 
     def legal(self, viewer: Viewer) -> str:
-        """The legal moves for ``viewer`` (``null`` unless it is to move), as JSON text."""
+        """The legal moves for ``viewer`` (``null`` unless it is to move), as JSON text: only the
+        seat to move has legal moves, so one text per position, kept as text alone (the moves as
+        data, many small dicts and lists per table, would live until the next move for the
+        collector to walk: docs/web.md, "Speed against boardgame.io")."""
+        if self._legal is not None and self._legal[0] == viewer:
+            return self._legal[1]
         legal = self.source.legal_for(viewer)
         if legal is None:
             return "null"
-        if self._legal is None:  # only the seat to move has legal moves: one text per position
-            self._legal = dumps(legal)
-        return self._legal
+        text = dumps(legal)
+        self._legal = (viewer, text)
+        return text
 
     def text(self, viewer: Viewer, log_from: int = 0, kind: str = "update", header: str | None = None) -> str:
         """``viewer``'s message: the header (``header``: already encoded for this change), the

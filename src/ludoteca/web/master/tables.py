@@ -90,8 +90,6 @@ class Table:
         self.settings = life.stored_settings(data.settings)
         self.game = load_game(data.game, **data.options)
         self._hidden = self.game.has_hidden_information()
-        self._legal: list[dict[str, Any]] | None = None
-        """The legal actions as JSON, computed once per position (cleared by every change)."""
         self._replay: dict[str, Any] | None = None
         self._tasks: set[asyncio.Future[Any]] = set()
         self.used_at = time.monotonic()
@@ -284,10 +282,9 @@ class Table:
         return self._hidden
 
     def legal_json(self) -> list[dict[str, Any]]:
-        if self._legal is None:
-            state = self.master.state
-            self._legal = [state.action_to_json(a) for a in state.legal_actions()]
-        return self._legal
+        """The legal actions as JSON (the hub keeps their text, once per position)."""
+        state = self.master.state
+        return [state.action_to_json(a) for a in state.legal_actions()]
 
     def header(self) -> dict[str, Any]:
         return {"table": self.id, "seq": self.master.seq, "status": self.status, "to_move": self.to_move(),
@@ -435,7 +432,6 @@ def _rate(table: Table, change: Change) -> None:
 
 def _show(table: Table, change: Change) -> None:
     """Every viewer is sent what they may see of the change."""
-    table._legal = None
     table.hub.publish(change.log_from, change.everything)
 
 

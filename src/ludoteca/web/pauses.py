@@ -1,0 +1,111 @@
+"""The server's pauses: the garbage collector's settings, and a record of every pause for measuring.
+
+Every table shares one event loop, so anything that holds the loop delays every move: the
+collector's passes first of all (docs/web.md, "Speed against boardgame.io"). :func:`settle`
+sets the collector up once the server has loaded (the modules, the tables resumed: they live
+as long as the server, so they are frozen out of every pass).
+
+**Measuring** (off unless :data:`RECORD_ENV` names a file): :class:`Recorder` appends one JSON
+line per collection (``{"kind": "gc", "at", "ms", "cpu_ms", "gen", "collected"}``: ``at`` the
+wall-clock time it began, ``ms`` its wall time, ``cpu_ms`` the thread's CPU) and one per stall of
+the event loop (``{"kind": "stall", "at", "ms"}``: a probe asleep for :data:`PROBE` seconds woke
+more than :data:`STALL` late). With :data:`CENSUS_ENV` set, each collection also counts the young
+objects it is about to walk, by type (``"young"``, ``"types"``): that count takes time of its own,
+so the latencies of such a run are not the server's. ``benchmarks/server_load.py --pauses`` reads
+the file and tells which slow moves fell in or right after a pause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import json
+import os
+import time
+from collections import Counter
+from typing import IO, Any
+
+YOUNG = 50_000
+"""Objects made (less those freed) between two young collections."""
+RECORD_ENV = "LUDOTECA_PAUSES"
+"""A file to append the server's pauses to (measuring only: unset, nothing is recorded)."""
+CENSUS_ENV = "LUDOTECA_PAUSES_CENSUS"
+"""Set (to anything): each collection recorded also counts its young objects by type (slow)."""
+PROBE = 0.002
+"""Seconds the stall probe sleeps between two looks at the clock."""
+STALL = 0.004
+"""Seconds late beyond which the probe's wake-up is recorded as a stall of the event loop."""
+TYPES = 12
+"""Types named in a census (the most numerous)."""
+
+
+def settle() -> None:
+    """Collect once, freeze what is alive (it lives as long as the server: no pass walks it again),
+    and make young collections rarer than Python's default: each walks the objects made since the
+    last one that are still alive, which with 1,000 tables open are many (each connection's waiting
+    coroutines and futures), so each costs about as much at 5,000 as at 50,000 (docs/web.md)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(YOUNG, 20, 100)
+
+
+class Recorder:
+    """Appends the collector's passes and the event loop's stalls to a file (see the module)."""
+
+    def __init__(self, path: str, census: bool = False) -> None:
+        self.census = census
+        self._out: IO[str] = open(path, "a", encoding="utf-8")  # noqa: SIM115 (closed by stop())
+        self._began = (0.0, 0.0, 0.0)
+        self._extra: dict[str, Any] = {}
+        self._probe: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Record from now on (on the running event loop)."""
+        gc.callbacks.append(self.on_collection)
+        self._probe = asyncio.get_running_loop().create_task(self._watch())
+
+    async def stop(self) -> None:
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self.on_collection)
+        if self._probe is not None:
+            self._probe.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._probe
+        self._out.close()
+
+    def on_collection(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._extra = self._count(info["generation"]) if self.census else {}
+            self._began = (time.time(), time.perf_counter(), time.thread_time())
+            return
+        at, wall, cpu = self._began
+        self._write({"kind": "gc", "at": at, "ms": 1000 * (time.perf_counter() - wall),
+                     "cpu_ms": 1000 * (time.thread_time() - cpu), "gen": info["generation"],
+                     "collected": info["collected"], **self._extra})
+
+    @staticmethod
+    def _count(generation: int) -> dict[str, Any]:
+        objects = [o for g in range(generation + 1) for o in gc.get_objects(g)]
+        types = Counter(type(o).__qualname__ for o in objects)
+        return {"young": len(objects), "types": types.most_common(TYPES)}
+
+    async def _watch(self) -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(PROBE)
+            late = time.perf_counter() - before - PROBE
+            if late > STALL:
+                self._write({"kind": "stall", "at": time.time() - late, "ms": 1000 * late})
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self._out.write(json.dumps(record) + "\n")
+        self._out.flush()
+
+
+def recorder_from_env() -> Recorder | None:
+    """The :class:`Recorder` asked for by :data:`RECORD_ENV` (None when unset)."""
+    path = os.environ.get(RECORD_ENV)
+    if not path:
+        return None
+    return Recorder(path, census=bool(os.environ.get(CENSUS_ENV)))
