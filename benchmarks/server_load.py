@@ -2,7 +2,7 @@
 
     python benchmarks/server_load.py [--tables 200] [--seconds 20] [--think 0.5] [--game tohm]
                                      [--database URL] [--workers 1|2|both --redis URL]
-                                     [--ramp] [--client-procs 1] [--json]
+                                     [--ramp] [--client-procs 1] [--json] [--pauses [FILE] [--census]]
 
 With ``--workers`` the server runs on PostgreSQL (``--database``, default
 ``$LUDOTECA_TEST_POSTGRES_URL``; each run gets a fresh database on that server, dropped after)
@@ -35,6 +35,12 @@ configuration *can* carry: the think time is halved step after step (``--seconds
 ``--think`` down to 0), and the result is the highest actions/s of a step whose p99 (to the
 sender and to the opponent) is at most 50 ms.
 
+``--pauses``: the server records its garbage collector's passes and its event loop's stalls
+(web/pauses.py), the client processes theirs, and the share of the moves slower than 10 ms sent
+during or right after one is printed. Once every table is under way the clients stop their own
+collector until the load ends (``LUDOTECA_LOAD_GC=on`` keeps it), so that their pauses are not
+counted as the server's latency.
+
 Bounded: it stops by itself after its steps of load (plus set-up), and stops the server.
 The bars: 200 concurrent tables with p99 <= 50 ms on a 2-core machine; 2 workers carry
 at least 1.6x the actions per second of one at p99 <= 50 ms, and 1,000 tables are held at
@@ -47,6 +53,7 @@ import argparse
 import asyncio
 import bisect
 import contextlib
+import gc
 import json
 import multiprocessing
 import os
@@ -61,7 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from ludoteca.web.launch import fresh_database, server_process
-from ludoteca.web.pauses import CENSUS_ENV, RECORD_ENV
+from ludoteca.web.pauses import CENSUS_ENV, RECORD_ENV, Recorder
 
 try:  # the clients parse every message they receive: orjson when installed (the web extra)
     from orjson import loads as _loads
@@ -204,9 +211,14 @@ async def table_loop(base: str, game: str, plan: Plan, seed: int, stats: Stats) 
             await asyncio.sleep(0.5)
 
 
-async def clients(base: str, game: str, seeds: list[int], think: float, link: Any) -> Stats:
-    """Open the tables, say when every one is under way, take the plan, play it, stop."""
+async def clients(base: str, game: str, seeds: list[int], think: float, link: Any,
+                  pauses: str | None = None) -> Stats:
+    """Open the tables, say when every one is under way, take the plan, play it, stop (``pauses``: a
+    file where this process records its own collections and stalls, as the server does)."""
     stats = Stats()
+    recorder = Recorder(pauses) if pauses else None
+    if recorder is not None:
+        recorder.start()
     plan = Plan(think)
     tasks = []
     for i, seed in enumerate(seeds):
@@ -216,6 +228,7 @@ async def clients(base: str, game: str, seeds: list[int], think: float, link: An
     deadline = time.time() + SETUP_LIMIT
     while len(stats.started) < len(seeds) and time.time() < deadline:
         await asyncio.sleep(0.1)
+    collecting = _quiet_collector()
     link.send(len(stats.started))
     schedule, stop_at = await asyncio.get_running_loop().run_in_executor(None, link.recv)
     plan.schedule, plan.stop_at = schedule, stop_at
@@ -223,15 +236,36 @@ async def clients(base: str, game: str, seeds: list[int], think: float, link: An
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    if recorder is not None:
+        await recorder.stop()
+    if collecting:
+        gc.enable()
     return stats
 
 
-def client_process(link: Any, base: str, game: str, seeds: list[int], think: float) -> None:
+def _quiet_collector() -> bool:
+    """Once every table is under way, the clients' collector is stopped until the load ends (what lives
+    then is frozen first), so that the load's own pauses do not count as the server's latency: with
+    2,000 connections in one process, Python's default thresholds made about 70 collections in 30 s,
+    full ones of 220,000-330,000 objects among them (130 ms of CPU each), during which no message was
+    read (docs/web.md, "Speed against boardgame.io"). The clients make almost no cyclic garbage (129
+    objects in that run), so nothing piles up. ``LUDOTECA_LOAD_GC=on`` keeps the collector on.
+    True when it was stopped."""
+    if os.environ.get("LUDOTECA_LOAD_GC", "off") == "on":
+        return False
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    return True
+
+
+def client_process(link: Any, base: str, game: str, seeds: list[int], think: float,
+                   pauses: str | None = None) -> None:
     """One client process: plays its tables, then sends back its samples and its CPU seconds.
     Its event loop is uvloop when installed (as the server's), so that the clients take less of
     the cores they share with the server; ``LUDOTECA_LOAD_LOOP=asyncio`` keeps asyncio's own."""
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-        stats = runner.run(clients(base, game, seeds, think, link))
+        stats = runner.run(clients(base, game, seeds, think, link, pauses))
     link.send({"samples": stats.samples, "peer": stats.peer_samples, "errors": stats.errors, "games": stats.games,
                "cpu": time.process_time()})
     link.close()
@@ -392,7 +426,9 @@ def load(args: argparse.Namespace, base: str, server_pid: int) -> dict[str, Any]
     for k in range(args.client_procs):
         seeds = [args.seed + i for i in range(args.tables) if i % args.client_procs == k]
         here, there = ctx.Pipe()
-        proc = ctx.Process(target=client_process, args=(there, base, args.game, seeds, steps[0]), daemon=True)
+        client_pauses = getattr(args, "client_pauses", None)
+        proc = ctx.Process(target=client_process, daemon=True,
+                           args=(there, base, args.game, seeds, steps[0], client_pauses and f"{client_pauses}.{k}"))
         proc.start()
         there.close()
         procs.append(proc)
@@ -474,10 +510,18 @@ def _share(moves: list[tuple[float, float]], windows: list[tuple[float, float]])
     return round(hits / len(moves), 3) if moves else float("nan")
 
 
-def pause_report(path: Path, peer: list[tuple[float, float]], start: float, end: float) -> dict[str, Any]:
+def _read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def pause_report(path: Path, clients: list[Path], peer: list[tuple[float, float]], start: float,
+                 end: float) -> dict[str, Any]:
     """The server's collections and stalls between ``start`` and ``end``, and the share of the slow
-    moves (to the opponent) that fell in or right after one, beside the share of every move."""
-    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    moves (to the opponent) that fell in or right after one, beside the share of every move; the
+    same for the load's own client processes (``clients``: their records)."""
+    records = _read(path)
+    theirs = [r for f in clients for r in _read(f) if start <= r["at"] < end]
+    their_gcs = [r for r in theirs if r["kind"] == "gc"]
     gcs = [r for r in records if r["kind"] == "gc" and start <= r["at"] < end]
     gc_windows = _windows(gcs)
     gc_starts = [w[0] for w in gc_windows]
@@ -487,6 +531,7 @@ def pause_report(path: Path, peer: list[tuple[float, float]], start: float, end:
     slow = [(at, d) for at, d in moves if d > SLOW_MS / 1000]
     calm = [d for at, d in moves if not _hit(at, d, gc_windows, gc_starts)]
     report: dict[str, Any] = {
+        "collections_outside": sum(1 for r in records if r["kind"] == "gc") - len(gcs),
         "collections": [{k: (round(v, 2) if isinstance(v, float) and k != "at" else v) for k, v in r.items()
                          if k not in ("kind", "types")} for r in gcs],
         "gc_ms": round(sum(r["ms"] for r in gcs), 1), "gc_cpu_ms": round(sum(r["cpu_ms"] for r in gcs), 1),
@@ -497,6 +542,11 @@ def pause_report(path: Path, peer: list[tuple[float, float]], start: float, end:
         "slow_in_gc": _share(slow, gc_windows), "moves_in_gc": _share(moves, gc_windows),
         "slow_in_other_stall": _share(slow, _windows(other)), "slow_in_any_stall": _share(slow, _windows(stalls)),
         "p99_outside_gc_ms": round(1000 * percentile(calm, 0.99), 2),
+        "client_gcs": len(their_gcs), "client_gc_ms": round(sum(r["ms"] for r in their_gcs), 1),
+        "client_stalls_ms": round(sum(r["ms"] for r in theirs if r["kind"] == "stall"), 1),
+        "slow_in_client_gc": _share(slow, _windows(their_gcs)),
+        "slow_in_client_stall": _share(slow, _windows([r for r in theirs if r["kind"] == "stall"])),
+        "slow_in_any": _share(slow, _windows(stalls + theirs)),
     }
     census = [r for r in gcs if "types" in r]
     if census:
@@ -507,13 +557,18 @@ def pause_report(path: Path, peer: list[tuple[float, float]], start: float, end:
 def show_pauses(report: dict[str, Any]) -> None:
     gen = [f"gen{c['gen']} {c['ms']} ms ({c['cpu_ms']} CPU{', ' + str(c['young']) + ' young' if 'young' in c else ''})"
            for c in report["collections"]]
-    print(f"  collections: {len(gen)}, {report['gc_ms']} ms in all: {'; '.join(gen) or 'none'}")
+    print(f"  collections: {len(gen)}, {report['gc_ms']} ms in all: {'; '.join(gen) or 'none'} "
+          f"(and {report['collections_outside']} before or after the measured seconds)")
     print(f"  stalls of the loop > 4 ms: {report['stalls']} ({report['stalls_ms']} ms), of which not a collection: "
           f"{report['other_stalls']} ({report['other_stalls_ms']} ms; longest {report['longest_other_stalls_ms']})")
     print(f"  moves slower than {SLOW_MS:g} ms to the opponent: {report['slow']} of {report['moves']}; "
           f"in or right after a collection: {report['slow_in_gc']:.1%} (of every move: {report['moves_in_gc']:.1%}); "
           f"after another stall: {report['slow_in_other_stall']:.1%}; after any: {report['slow_in_any_stall']:.1%}")
     print(f"  p99 to the opponent of the moves clear of any collection: {report['p99_outside_gc_ms']} ms")
+    print(f"  the load's clients: {report['client_gcs']} collections ({report['client_gc_ms']} ms), stalls "
+          f"{report['client_stalls_ms']} ms; slow moves in or right after a client's collection: "
+          f"{report['slow_in_client_gc']:.1%}, a client's stall: {report['slow_in_client_stall']:.1%}; "
+          f"after any pause of either side: {report['slow_in_any']:.1%}")
     if "census" in report:
         print(f"  young objects of the largest collection, by type: {report['census']}")
 
@@ -523,10 +578,13 @@ def one_run(args: argparse.Namespace, workers: int | None) -> dict[str, Any]:
     ``args.pauses``: the server records its pauses (web/pauses.py), reported with the moves they held."""
     record = getattr(args, "pauses", False)
     with tempfile.TemporaryDirectory(prefix="ludoteca-load-") as tmp, contextlib.ExitStack() as stack:
-        pauses_file = Path(tmp) / "pauses.jsonl"
+        pauses_file = Path(record) if isinstance(record, str) else Path(tmp) / "pauses.jsonl"
+        for old in (pauses_file, *pauses_file.parent.glob(pauses_file.with_suffix(".clients").name + ".*")):
+            old.unlink(missing_ok=True)  # this run's alone
         if record:
             stack.enter_context(_environment({RECORD_ENV: str(pauses_file),
                                               CENSUS_ENV: "1" if getattr(args, "census", False) else None}))
+            args.client_pauses = str(pauses_file.with_suffix(".clients"))
         # one client address opens every table: lift the per-address creation limit (docs/web.md)
         options = ["--ai-delay", "0", "--create-burst", str(4 * args.tables)]
         if workers is None:
@@ -538,7 +596,10 @@ def one_run(args: argparse.Namespace, workers: int | None) -> dict[str, Any]:
         with server_process(tmp, *options, timeout=60) as (url, proc, _output):
             result = load(args, url.removeprefix("http://"), proc.pid)
         if record:
-            result["pauses"] = pause_report(pauses_file, result.pop("peer_samples"), *result["window"])
+            clients_files = sorted(pauses_file.parent.glob(pauses_file.with_suffix(".clients").name + ".*"))
+            result["pauses"] = pause_report(pauses_file, clients_files, result.pop("peer_samples"),
+                                            *result["window"])
+            args.client_pauses = None
     result.pop("peer_samples", None)
     result.update(workers=workers or 1, game=args.game, tables=args.tables, clients=2 * args.tables)
     best = [s for s in result["steps"] if worst_p99(s) <= P99_BAR_MS]
@@ -639,9 +700,9 @@ def main() -> int:
                         help="ludoteca serve --workers N on PostgreSQL + Redis; 'both': 1 then 2, side by side "
                              "(the default when PostgreSQL and Redis are at hand)")
     parser.add_argument("--json", action="store_true", help="print one JSON line per run only")
-    parser.add_argument("--pauses", action="store_true",
-                        help="the server records its collections and stalls (web/pauses.py): which slow moves "
-                             "fell in or right after one")
+    parser.add_argument("--pauses", nargs="?", const=True, default=False, metavar="FILE",
+                        help="the server records its collections and stalls (web/pauses.py; kept in FILE if "
+                             "given): which slow moves fell in or right after one")
     parser.add_argument("--census", action="store_true",
                         help="with --pauses: count each collection's young objects by type (slows the server)")
     args = parser.parse_args()

@@ -10,11 +10,14 @@ never from a table of names here.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 os.environ["LUDOTECA_EXAMPLE_GAMES"] = "1"
 
@@ -22,6 +25,31 @@ import ludoteca
 from ludoteca.core.chance import random_action
 from ludoteca.core.game import State
 from tests.ci_required import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401  (CI: no skips)
+
+_worker_database = contextlib.ExitStack()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``-n N``: ``PYTEST_XDIST_WORKER`` is set), each worker process gets a
+    PostgreSQL database of its own on the server of ``LUDOTECA_TEST_POSTGRES_URL`` (a fresh one,
+    dropped when the worker ends), set in that variable before any test module reads it: the tests
+    that use the server's test database take turns in one process, but must not share it at the same
+    time (a server one test restarts would resume the tables another test is playing)."""
+    url = os.environ.get("LUDOTECA_TEST_POSTGRES_URL")
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not url or not worker:
+        return
+    from ludoteca.web.launch import fresh_database
+
+    try:
+        own = _worker_database.enter_context(fresh_database(url, f"ludoteca_test_{worker}"))
+    except Exception:  # (psycopg's errors) no server there: nothing to share, its tests say what is wrong
+        return
+    os.environ["LUDOTECA_TEST_POSTGRES_URL"] = own
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _worker_database.close()
 
 
 def player_counts(game: str) -> range:

@@ -4,7 +4,7 @@ Each test starts its own cluster (tests/cluster.py): two single-process ``ludote
 workers on one fresh PostgreSQL database and a private Redis, and nginx in front.
 
 - **kill -9**: TOHM, TRI and EXAGON (short hourglass) tables with an AI seat and a human-like
-  websocket client; 20 times, at moments drawn from a seeded generator, the worker holding a
+  websocket client; 10 times, at moments drawn from a seeded generator, the worker holding a
   table's lease (asked of ``ludo_leases``) is killed with SIGKILL and started again. Every entry a
   client was shown is in the stored record, the record replays with the engine, no move of the
   client was applied twice, each table goes on (or ended).
@@ -110,7 +110,7 @@ def check_hourglass(cluster: Cluster, table: str) -> int:
 # --- kill -9 ------------------------------------------------------------------------------------
 
 GAMES: list[tuple[str, dict[str, Any] | None]] = [("tohm", None), ("tri", None), ("exagon", {"clock": 2.0})]
-KILLS = 20
+KILLS = 10
 TAKEOVER = 15.0
 """Seconds a table's timers may be late here when the worker running them was killed. The design's
 bound is TTL + EVERY = 4 s plus a takeover round's work (docs/web.md, checked exactly with an

@@ -92,6 +92,8 @@ def tick(client: TestClient, lobby: Any) -> None:
 def two_player_table(client: TestClient, game: str = "exactly", **settings: Any) -> tuple[str, str, str]:
     made = create(client, game, open_seats(2), pace="turn-based", **settings)
     bob = client.post(f"/api/tables/{made['id']}/join", json={"seat": 1, "name": "Bob"}).json()["token"]
+    # the first turn's row is armed after the commit, in the background: stored before the test reads it
+    client.portal.call(client.app.state.lobby.deadlines.settled)  # type: ignore[attr-defined,union-attr,call-arg]
     return made["id"], made["token"], bob
 
 

@@ -109,6 +109,15 @@ FIT_JS = """([small, minControl, minTarget, minText]) => {
     const size = parseFloat(getComputedStyle(e).fontSize);
     if (size < minText - 0.01) problems.push(`text "${n.textContent.trim().slice(0, 30)}" is ${size} px`);
   }
+  // a fold shows that it opens: the browser's triangle (a list item) or one drawn before its title
+  for (const s of document.querySelectorAll("summary")) {
+    if (!shown(s)) continue;
+    const style = getComputedStyle(s);
+    const drawn = !["none", "normal"].includes(getComputedStyle(s, "::before").content);
+    if (!(style.display === "list-item" && style.listStyleType !== "none") && !drawn) {
+      problems.push(`the fold "${name(s)}" shows no sign that it opens`);
+    }
+  }
   return problems;
 }"""
 
@@ -359,6 +368,8 @@ def test_each_game_is_played_to_the_end_by_tapping_on_a_phone(server: str, brows
         wait_state(page, "s.status === 'over'")
         page.wait_for_timeout(300)
         problems += page_problems(page, f"{game} {players}p {lang} {width}x{height} at the end", lang, server, names)
+        if page.locator("#forced-pref").is_visible():  # nothing is left to play: no choice about forced moves
+            problems.append(f"{game} {players}p: 'confirm forced moves' is offered after the game")
         page.screenshot(path=str(folder / f"{game}-{players}p-{lang}-{width}x{height}-end.png"), full_page=True)
         assert made >= 1, "the player never had a move to make"
         problems += announcements_stayed(page, f"{game} {players}p")
@@ -381,10 +392,23 @@ def test_each_game_is_played_to_the_end_by_tapping_on_a_phone(server: str, brows
 
 
 SIZES = [(390, 844, "it"), (360, 740, "en"), (844, 390, "en"), (740, 360, "it")]
-PAGES = ["/", "/leaderboard", "/players/{account}", "/login", "/signup", "/lab", "/my-tables",
+PAGES = ["/", "/leaderboard", "/players/{account}", "/login", "/signup", "/lab", "/my-tables", "/rules",
          *[f"/rules/{g}" for g in GAMES], *[f"/learn/{g}" for g in GAMES], "/replay/{table}"]
 """The pages besides the tables; each is checked at two of :data:`SIZES` (one upright, one sideways, one in each
 language): the even ones at the first and third size, the odd ones at the second and the fourth."""
+
+
+REPLAY_DOCK_JS = """() => {
+  // the header's download link names what a player gets, not a file format
+  if (/JSON/.test(document.querySelector("#download").textContent)) return "the download link speaks of JSON";
+  if (innerWidth > 600) return null; // (held sideways the board has the screen's height: it is scrolled to)
+  scrollTo(0, 0);
+  const board = document.querySelector("#board").getBoundingClientRect();
+  const dock = document.querySelector(".replay-dock").getBoundingClientRect();
+  return board.bottom > dock.top + 0.5
+    ? `the board's bottom (${Math.round(board.bottom)} px) is under the zoom buttons (from ${Math.round(dock.top)} px)`
+    : null;
+}"""
 
 
 @pytest.mark.parametrize(("width", "height", "lang"), SIZES, ids=[f"{w}x{h}-{lang}" for w, h, lang in SIZES])
@@ -406,6 +430,10 @@ def test_every_other_page_fits_a_phone(server: str, browser: Any, width: int, he
             page.goto(server + path)
             page.wait_for_load_state("networkidle")
             problems += page_problems(page, f"{path} {lang} {width}x{height}", lang, server, (*titles, account))
+            if "{table}" in template:  # the replay: at the top of the page the whole board is above the zoom dock
+                page.locator("#board-wrap + .replay-dock").wait_for()
+                covered = page.evaluate(REPLAY_DOCK_JS)
+                problems += [f"{path} {lang} {width}x{height}: {covered}"] if covered else []
             # the header's menu opens, and what it holds fits too (the same on every page: checked on the first)
             toggle = page.locator("#menu-toggle")
             if template == pages[0] and toggle.is_visible():

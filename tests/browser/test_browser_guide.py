@@ -64,6 +64,20 @@ def check_layout(page: Any) -> None:
     assert not small, f"text under {MIN_TEXT} px: {small}"
     narrow = [b for b in m["buttons"] if b[1] < MIN_TAP or b[2] < MIN_TAP]
     assert not narrow, f"buttons under {MIN_TAP} px: {narrow}"
+    cut = page.evaluate(CUT_TEXT_JS)
+    assert not cut, f"board texts cut by the board's edge: {cut}"
+
+
+CUT_TEXT_JS = """() => {
+  // the words drawn on the board (its labels, in the page's language) lie whole inside it
+  const board = document.querySelector("#board");
+  const edge = board.getBoundingClientRect();
+  return [...board.querySelectorAll("text")].filter((t) => t.textContent.trim() && t.getClientRects().length)
+    .map((t) => [t.textContent.trim(), t.getBoundingClientRect()])
+    .filter(([, r]) => r.left < edge.left - 1 || r.right > edge.right + 1)
+    .map(([text, r]) => `"${text}" spans ${Math.round(r.left)}..${Math.round(r.right)} px of ${Math.round(edge.left)}..`
+                        + `${Math.round(edge.right)}`);
+}"""
 
 
 def tap(page: Any, selector: str, **kw: Any) -> None:

@@ -164,3 +164,75 @@ def test_tri_battle_cards_come_into_sight_on_a_phone(server: str, browser: Any, 
     assert battles >= 1, "no battle card choice came up"
     assert errors == []
     ctx.close()
+
+
+COVERED_JS = """() => {
+  // every scroll position of the page: is a control below the board (the list of all moves, resign, the pace box)
+  // ever under the sticky play bar (whose turn) or the sticky dock (the move buttons)?
+  const shown = (e) => e.getClientRects().length && getComputedStyle(e).visibility !== "hidden";
+  const controls = [...document.querySelectorAll("#moves summary, #moves button, #forced-pref, #seat-actions button, "
+    + "#pace-box button, #pace-box input")].filter(shown);
+  const sticky = [document.querySelector("#play-bar"), document.querySelector("#play-dock")];
+  const found = [];
+  const last = document.scrollingElement.scrollHeight - innerHeight;
+  for (let y = 0; y <= last + 8; y += 8) {
+    scrollTo(0, Math.min(y, last));
+    for (const cover of sticky) {
+      const c = cover.getBoundingClientRect();
+      for (const e of controls) {
+        const r = e.getBoundingClientRect();
+        if (r.left < c.right && c.left < r.right && r.top < c.bottom && c.top < r.bottom && r.bottom > 0) {
+          found.push(`${cover.id} over "${(e.textContent || e.id).trim().slice(0, 40)}" scrolled to ${scrollY} px`);
+        }
+      }
+    }
+  }
+  scrollTo(0, 0);
+  return found.slice(0, 8);
+}"""
+
+
+def post_json(base: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    import json
+    import urllib.request
+
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method="GET" if body is None else "POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=20) as res:
+        return dict(json.loads(res.read()))
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_sticky_play_bar_never_covers_the_list_of_moves_on_a_phone(server: str, browser: Any, lang: str,
+                                                                        artifacts: Path) -> None:
+    """At 390x844 the play bar (whose turn) stays on screen only while the board does: scrolled down to the list
+    of all legal moves, resign and a turn-based table's box, none of them is ever under it (nor under the dock)."""
+    from ludoteca.registry import GAMES
+    from tests.browser.conftest import language_context, watch_errors
+
+    problems: list[str] = []
+    for game in GAMES:  # a turn-based table of two people (the longest table page), seen by the one to move
+        made = post_json(server, "/api/tables", {
+            "game": game, "players": 2, "sit": 0, "name": "Anna", "seats": [{"kind": "open"}, {"kind": "open"}],
+            "pace": "turn-based", "move_time": 86400, "reserve": 3600})
+        joined = post_json(server, f"/api/tables/{made['id']}/join", {"seat": 1, "name": "Bob"})
+        seat = int(post_json(server, f"/api/tables/{made['id']}/pace")["seat"])
+        token = made["token"] if seat == 0 else joined["token"]
+        ctx = language_context(browser, lang, 390, 844)
+        page = ctx.new_page()
+        errors = watch_errors(page)
+        page.goto(server + "/leaderboard")
+        page.evaluate("([id, s]) => localStorage.setItem(`ludoteca.seat.${id}`, JSON.stringify(s))",
+                      [made["id"], {"seat": seat, "token": token}])
+        page.goto(server + made["url"])
+        wait_state(page, "s.mine && s.status === 'playing'")
+        page.locator("#moves summary").wait_for()
+        page.locator("#pace-box").wait_for()
+        page.wait_for_timeout(300)  # the board drawn for the screen
+        problems += [f"{game} {lang}: {p}" for p in page.evaluate(COVERED_JS)]
+        page.locator("#moves summary").scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / f"phone-moves-{game}-{lang}.png"))
+        problems += [f"{game} {lang}: page error {e}" for e in errors]
+        ctx.close()
+    assert not problems, "\n".join(problems)

@@ -6,6 +6,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.browser.test_browser_ratings import logged_in
 
 
@@ -57,3 +59,55 @@ def test_your_tables_say_which_are_rated_in_both_languages(server: str, browser:
             assert errors == []
         finally:
             ctx.close()
+
+
+BROKEN_JS = """(selector) => {
+  // the words cut across two lines, and the tags or labels (.tag, .status) drawn in pieces on two lines
+  const found = [];
+  for (const root of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      for (const m of n.textContent.matchAll(/[^\\s-]+/g)) { // (a line may end after a hyphen)
+        const range = document.createRange();
+        range.setStart(n, m.index);
+        range.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) found.push(`the word "${m[0]}" cut across lines`);
+      }
+    }
+    for (const e of root.querySelectorAll(".tag, .status")) {
+      if (e.getClientRects().length > 1) found.push(`"${e.textContent}" drawn in ${e.getClientRects().length} pieces`);
+    }
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_lobby_lists_keep_whole_words_on_a_phone(server: str, browser: Any, lang: str, artifacts: Path) -> None:
+    """At 390 px the lobby's lists (your tables, all tables) wrap between words: no word, status or tag is cut in
+    two, whatever the language, with turn-based tables (the longest tags) among them."""
+    from tests.browser.conftest import language_context, layout_problems, watch_errors
+    from tests.browser.test_browser_phone import post_json
+
+    ctx = language_context(browser, lang, 390, 844)
+    page = ctx.new_page()
+    errors = watch_errors(page)
+    try:
+        page.goto(f"{server}/leaderboard")
+        for pace in ({}, {"pace": "turn-based", "move_time": 86400, "reserve": 3600}):
+            made = post_json(server, "/api/tables", {"game": "tohm", "players": 2, "sit": 0, "name": "Anna",
+                                                     "seats": [{"kind": "open"}, {"kind": "open"}], **pace})
+            post_json(server, f"/api/tables/{made['id']}/join", {"seat": 1, "name": "Bob"})  # in play
+            page.evaluate("([id, s]) => localStorage.setItem(`ludoteca.seat.${id}`, JSON.stringify(s))",
+                          [made["id"], {"seat": 0, "token": made["token"]}])
+        page.goto(f"{server}/")
+        page.locator("#my-table-list .status.playing").nth(1).wait_for()
+        page.locator("#table-list .status.playing").first.wait_for()
+        cut = page.evaluate(BROKEN_JS, "#my-table-list, #table-list")
+        page.locator("#my-tables").screenshot(path=str(artifacts / f"your-tables-390-{lang}.png"))
+        assert not cut, cut[:10]
+        assert layout_problems(page, phone=True) == []
+        assert errors == []
+    finally:
+        ctx.close()

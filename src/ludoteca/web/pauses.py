@@ -9,10 +9,11 @@ as long as the server, so they are frozen out of every pass).
 line per collection (``{"kind": "gc", "at", "ms", "cpu_ms", "gen", "collected"}``: ``at`` the
 wall-clock time it began, ``ms`` its wall time, ``cpu_ms`` the thread's CPU) and one per stall of
 the event loop (``{"kind": "stall", "at", "ms"}``: a probe asleep for :data:`PROBE` seconds woke
-more than :data:`STALL` late). With :data:`CENSUS_ENV` set, each collection also counts the young
-objects it is about to walk, by type (``"young"``, ``"types"``): that count takes time of its own,
-so the latencies of such a run are not the server's. ``benchmarks/server_load.py --pauses`` reads
-the file and tells which slow moves fell in or right after a pause.
+more than :data:`STALL` late), ``"young"`` the objects the collection walks (counted before it,
+about a millisecond per 100,000). With :data:`CENSUS_ENV` set, each collection also counts them by
+type (``"types"``): that takes time of its own, so the latencies of such a run are not the server's.
+``benchmarks/server_load.py --pauses`` reads the file and tells which slow moves fell in or right
+after a pause; :data:`YOUNG_ENV` sets another threshold for such a measurement.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from typing import IO, Any
 
 YOUNG = 50_000
 """Objects made (less those freed) between two young collections."""
+YOUNG_ENV = "LUDOTECA_GC_YOUNG"
+"""Another :data:`YOUNG` (measuring: e.g. more young collections in a short run)."""
 RECORD_ENV = "LUDOTECA_PAUSES"
 """A file to append the server's pauses to (measuring only: unset, nothing is recorded)."""
 CENSUS_ENV = "LUDOTECA_PAUSES_CENSUS"
@@ -47,7 +50,7 @@ def settle() -> None:
     coroutines and futures), so each costs about as much at 5,000 as at 50,000 (docs/web.md)."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(YOUNG, 20, 100)
+    gc.set_threshold(int(os.environ.get(YOUNG_ENV) or YOUNG), 20, 100)
 
 
 class Recorder:
@@ -76,7 +79,9 @@ class Recorder:
 
     def on_collection(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            self._extra = self._count(info["generation"]) if self.census else {}
+            generation = info["generation"]
+            self._extra = self._count(generation) if self.census else {
+                "young": sum(len(gc.get_objects(g)) for g in range(generation + 1))}
             self._began = (time.time(), time.perf_counter(), time.thread_time())
             return
         at, wall, cpu = self._began

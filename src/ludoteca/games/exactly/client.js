@@ -114,9 +114,11 @@ export function render(ctx) {
   die.setAttribute("role", "img");
   die.setAttribute("aria-label", pos.roll === null ? t("the die, not rolled yet")
     : pos.roll === "?" ? t("the die shows “?”: move a coin of any value") : t("the die shows {n}", {n: pos.roll}));
-  if (pos.roll === "?") { // the "?" face in words, under the die
-    svg("text", {x: 55, y: 120, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: "#3b2a08",
-      text: t("any coin"), "aria-hidden": "true"}, root);
+  if (pos.roll === "?") { // the "?" face in words, under the die (moved right if a long word would pass the edge)
+    const words = svg("text", {x: 55, y: 120, "text-anchor": "middle", "font-size": 13, "font-weight": "bold",
+      fill: "#3b2a08", text: t("any coin"), "aria-hidden": "true"}, root);
+    const half = words.getComputedTextLength() / 2;
+    if (half > 51) words.setAttribute("x", String(4 + half));
   }
   if (pos.rolloff) {
     const txt = pos.rolloff.seats.map((s, k) => `${names[s] || s}: ${k < pos.rolloff.rolls.length ? pos.rolloff.rolls[k] : "…"}`);

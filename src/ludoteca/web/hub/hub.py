@@ -64,6 +64,8 @@ class Connection:
 
     def __init__(self, rate: float = 20.0, burst: float = 40.0) -> None:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.wake: Callable[[], None] | None = None
+        """Called when a message (or the end, ``None``) joins the queue: the socket's writer sends it."""
         self.seat: int | None = None
         self.token: str | None = None
         self.closed = False
@@ -84,6 +86,8 @@ class Connection:
             self.close()
             return
         self.queue.put_nowait(text)
+        if self.wake is not None:
+            self.wake()
 
     def send_json(self, data: dict[str, Any]) -> None:
         self.push(_dumps(data))
@@ -97,6 +101,8 @@ class Connection:
             self.closed = True
             self.close_code = code
             self.queue.put_nowait(None)
+            if self.wake is not None:
+                self.wake()
 
 
 class EntryLike(Protocol):

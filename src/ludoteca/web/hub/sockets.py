@@ -62,7 +62,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     limits = websocket.app.state.socket_rate
     conn = Connection(*limits)
     conn.lang = lang
-    writer = asyncio.create_task(_writer(websocket, conn))
+    writer = _Writer(websocket, conn)
+    conn.wake = writer.wake
     try:
         if not await _admit(websocket, table, conn, lobby.max_spectators):
             conn.close(4429)
@@ -79,7 +80,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         table.hub.detach(conn)
         conn.close()
         with contextlib.suppress(asyncio.CancelledError, Exception):
-            await asyncio.wait_for(writer, 2)
+            await writer.finished(2)
 
 
 def _text_of(conn: Connection, message: Mapping[str, Any]) -> str | None:
@@ -123,18 +124,51 @@ async def _admit(websocket: WebSocket, table: Table, conn: Connection, max_spect
     return False
 
 
-async def _writer(websocket: WebSocket, conn: Connection) -> None:
-    """Send ``conn``'s queued messages in order; close the socket when the queue says so."""
-    try:
-        while True:
-            text = await conn.queue.get()
-            if text is None:
-                break
-            await websocket.send_text(text)
-    except Exception:  # the client went away
-        conn.closed = True
-    with contextlib.suppress(Exception):
-        await websocket.close(code=conn.close_code or (1008 if conn.limiter.refused > MAX_REFUSED else 1000))
+class _Writer:
+    """Sends ``conn``'s queued messages in order and closes the socket when the queue says so, in a
+    task that runs only while messages wait: a connection at rest keeps no waiting task, coroutine
+    or future for the garbage collector to walk at each young collection (docs/web.md, "Speed
+    against boardgame.io"), and a slow client still delays no other."""
+
+    def __init__(self, websocket: WebSocket, conn: Connection) -> None:
+        self.websocket = websocket
+        self.conn = conn
+        self.task: asyncio.Task[None] | None = None
+        self.ended = False
+
+    def wake(self) -> None:
+        """A message joined the queue: send it (and whatever follows) unless a task already does."""
+        if self.task is None and not self.ended:
+            self.task = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        conn = self.conn
+        try:
+            while not conn.queue.empty():
+                text = conn.queue.get_nowait()
+                if text is None:
+                    break
+                await self.websocket.send_text(text)
+            else:
+                self.task = None  # all sent: the next message starts another task
+                return
+        except Exception:  # the client went away
+            conn.closed = True
+        self.ended = True
+        try:
+            with contextlib.suppress(Exception):
+                await self.websocket.close(code=conn.close_code or (1008 if conn.limiter.refused > MAX_REFUSED
+                                                                    else 1000))
+        finally:
+            self.task = None
+
+    async def finished(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) for the messages queued to be sent and the socket closed."""
+        async with asyncio.timeout(timeout):
+            while (task := self.task) is not None:
+                await asyncio.shield(task)
+                if self.task is task:  # cancelled, or ended otherwise: nothing more will be sent
+                    return
 
 
 def _allowed(conn: Connection) -> bool:

@@ -94,6 +94,21 @@ function renderLog() {
   }));
 }
 
+/** On an upright phone the whole board is seen at the top of the page with what is above it (the header, the step,
+ * the buttons) and the dock under it (style.css: --chrome), not partly under the dock; held sideways, or on a large
+ * screen, the board keeps the default room. */
+function fitChrome() {
+  const root = document.documentElement.style;
+  if (window.innerWidth > 600 || window.innerHeight <= 500) {
+    root.removeProperty("--chrome");
+    return;
+  }
+  const above = $("board-wrap").getBoundingClientRect().top + window.scrollY;
+  const dock = document.querySelector(".replay-dock");
+  const below = dock ? dock.getBoundingClientRect().height : 0;
+  root.setProperty("--chrome", `${Math.ceil(above + below + 24)}px`); // (24: room for a step told on two lines)
+}
+
 async function init() {
   translatePage();
   $("top").append(languageSwitch());
@@ -126,6 +141,8 @@ async function init() {
     else if (ev.key === "End") show(d.positions.length - 1);
   });
   show(0);
+  fitChrome();
+  window.addEventListener("resize", fitChrome);
   startAnalysis({tableId, renderer: R.renderer, names, moveText: (i) => entryText(R.renderer, entryOf(i), names()),
     step: () => R.step, go: (n) => show(n), redraw: () => show(R.step), analysed: () => { renderLog(); show(R.step); }});
 }

@@ -333,7 +333,9 @@ function stopForcedTimer() {
 function renderForced() {
   const box = $("forced");
   const moves = legal();
-  $("forced-pref").hidden = !S.msg || S.msg.you === null || S.msg.you === undefined; // players only
+  // players only, while there is a game to play (not once it is over)
+  $("forced-pref").hidden = !S.msg || S.msg.you === null || S.msg.you === undefined
+    || !["waiting", "playing"].includes(S.msg.status);
   if (moves.length !== 1 || !S.msg || S.msg.status !== "playing") {
     stopForcedTimer();
     box.hidden = true;
