@@ -586,7 +586,8 @@ def one_run(args: argparse.Namespace, workers: int | None) -> dict[str, Any]:
                                               CENSUS_ENV: "1" if getattr(args, "census", False) else None}))
             args.client_pauses = str(pauses_file.with_suffix(".clients"))
         # one client address opens every table: lift the per-address creation limit (docs/web.md)
-        options = ["--ai-delay", "0", "--create-burst", str(4 * args.tables)]
+        # (the burst for the set-up, the rate for the matches replaced as they finish, even at think time 0)
+        options = ["--ai-delay", "0", "--create-burst", str(4 * args.tables), "--create-rate", str(600 * args.tables)]
         if workers is None:
             options += ["--database", args.database] if args.database else []
         else:
