@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 import time
 from pathlib import Path
+
+import pytest
 
 from ludoteca.web import pauses
 
@@ -86,3 +89,19 @@ def test_a_connection_at_rest_keeps_no_writer_task_and_its_messages_go_in_order(
         assert socket.sent == ["a", "b", "c"]
 
     asyncio.run(asyncio.wait_for(run(), 5))
+
+
+@pytest.mark.parametrize(("value", "threshold"), [(None, 50_000), ("20000", 20_000), (" 7 ", 7), ("0", 50_000),
+                                                   ("lots", 50_000), ("-5", 50_000), ("1e9", 50_000),
+                                                   ("99999999", 50_000)])
+def test_the_young_threshold_is_read_from_the_environment_only_when_it_is_sensible(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, value: str | None, threshold: int) -> None:
+    """A measuring aid never stops the server: nonsense is said in the log and the default kept."""
+    if value is None:
+        monkeypatch.delenv(pauses.YOUNG_ENV, raising=False)
+    else:
+        monkeypatch.setenv(pauses.YOUNG_ENV, value)
+    with caplog.at_level(logging.WARNING, logger="ludoteca.web"):
+        assert pauses.young_threshold() == threshold
+    warned = any(pauses.YOUNG_ENV in r.getMessage() for r in caplog.records)
+    assert warned == (value is not None and threshold == 50_000)

@@ -22,10 +22,13 @@ import asyncio
 import contextlib
 import gc
 import json
+import logging
 import os
 import time
 from collections import Counter
 from typing import IO, Any
+
+log = logging.getLogger("ludoteca.web")
 
 YOUNG = 50_000
 """Objects made (less those freed) between two young collections."""
@@ -50,7 +53,19 @@ def settle() -> None:
     coroutines and futures), so each costs about as much at 5,000 as at 50,000 (docs/web.md)."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(int(os.environ.get(YOUNG_ENV) or YOUNG), 20, 100)
+    gc.set_threshold(young_threshold(), 20, 100)
+
+
+def young_threshold() -> int:
+    """:data:`YOUNG`, or the whole number of :data:`YOUNG_ENV` (1 to 10,000,000); anything else there is
+    logged and ignored (a measuring aid must not stop the server)."""
+    raw = os.environ.get(YOUNG_ENV, "").strip()
+    if not raw:
+        return YOUNG
+    if raw.isdigit() and 1 <= int(raw) <= 10_000_000:
+        return int(raw)
+    log.warning("%s=%r is not a whole number from 1 to 10,000,000: the collector keeps %d", YOUNG_ENV, raw, YOUNG)
+    return YOUNG
 
 
 class Recorder:
